@@ -1,0 +1,210 @@
+//! Board geometry: how the dark squares of an `n x n` board map to bits.
+//!
+//! Squares are indexed densely, row by row from the top of the diagram,
+//! left to right (`Square(0)` is the top-left dark square).  Every board uses
+//! the same colouring: on even rows (counting the top row as 0) the dark squares
+//! are in odd columns, so the bottom-left corner is dark.  This is the English
+//! and FMJD layout; variants with another numbering (Italian) translate at
+//! the notation layer.
+//!
+//! In a bitboard, each pair of rows is followed by one unused "ghost" bit, so a
+//! diagonal step is a constant shift for every square: `+H` / `+H+1` going
+//! down, `-(H+1)` / `-H` going up, where `H` is the number of dark squares per
+//! row.  Steps that leave the board land on a ghost bit or outside the mask.
+
+/// A dark square, indexed densely from the top-left (0-based).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Square(pub u8);
+
+/// One of the four diagonal directions, seen on the diagram.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Direction {
+    DownLeft = 0,
+    DownRight = 1,
+    UpLeft = 2,
+    UpRight = 3,
+}
+
+impl Direction {
+    /// All four directions.
+    pub const ALL: [Direction; 4] = [
+        Direction::DownLeft,
+        Direction::DownRight,
+        Direction::UpLeft,
+        Direction::UpRight,
+    ];
+}
+
+/// The shape of a board: its side length and bit layout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Geometry {
+    /// Rows (and columns) of the board.
+    pub size: u8,
+}
+
+impl Geometry {
+    /// The 8x8 board (32 dark squares).
+    pub const EIGHT: Geometry = Geometry { size: 8 };
+    /// The 10x10 board (50 dark squares).
+    pub const TEN: Geometry = Geometry { size: 10 };
+
+    /// Dark squares per row.
+    pub const fn per_row(self) -> u32 {
+        self.size as u32 / 2
+    }
+
+    /// Number of dark squares.
+    pub const fn squares(self) -> usize {
+        (self.size as usize) * (self.size as usize) / 2
+    }
+
+    /// Bits used by one pair of rows, ghost bit included.
+    const fn stride(self) -> u32 {
+        2 * self.per_row() + 1
+    }
+
+    /// Bit index of a square.
+    pub const fn bit(self, sq: Square) -> u32 {
+        let s = sq.0 as u32;
+        s + s / (2 * self.per_row())
+    }
+
+    /// Square at a bit index (the bit must be a valid square bit).
+    pub const fn square(self, bit: u32) -> Square {
+        Square((bit - bit / self.stride()) as u8)
+    }
+
+    /// Mask of all valid square bits.
+    pub const fn valid(self) -> u64 {
+        let mut m = 0u64;
+        let mut s = 0;
+        while s < self.squares() {
+            m |= 1 << self.bit(Square(s as u8));
+            s += 1;
+        }
+        m
+    }
+
+    /// Mask of the squares on one row (0 = top).
+    pub const fn row_mask(self, row: u32) -> u64 {
+        let mut m = 0u64;
+        let mut k = 0;
+        while k < self.per_row() {
+            m |= 1 << self.bit(Square((row * self.per_row() + k) as u8));
+            k += 1;
+        }
+        m
+    }
+
+    /// Mask of the first `rows` rows from the top.
+    pub const fn top_rows(self, rows: u32) -> u64 {
+        let mut m = 0u64;
+        let mut r = 0;
+        while r < rows {
+            m |= self.row_mask(r);
+            r += 1;
+        }
+        m
+    }
+
+    /// Mask of the last `rows` rows (the bottom of the diagram).
+    pub const fn bottom_rows(self, rows: u32) -> u64 {
+        let mut m = 0u64;
+        let mut r = 0;
+        while r < rows {
+            m |= self.row_mask(self.size as u32 - 1 - r);
+            r += 1;
+        }
+        m
+    }
+
+    /// Row (0 = top) and column (0 = left) of a square.
+    pub const fn row_col(self, sq: Square) -> (u32, u32) {
+        let s = sq.0 as u32;
+        let row = s / self.per_row();
+        let k = s % self.per_row();
+        let col = if row % 2 == 0 { 2 * k + 1 } else { 2 * k };
+        (row, col)
+    }
+
+    /// The square at a row and column, if that is a dark square on the board.
+    pub const fn at(self, row: i32, col: i32) -> Option<Square> {
+        let n = self.size as i32;
+        if row < 0 || col < 0 || row >= n || col >= n || (row + col) % 2 == 0 {
+            return None;
+        }
+        Some(Square((row * n / 2 + col / 2) as u8))
+    }
+
+    /// The diagonal neighbour of a square, if it is on the board.
+    pub const fn neighbour(self, sq: Square, dir: Direction) -> Option<Square> {
+        let (r, c) = self.row_col(sq);
+        let (dr, dc) = match dir {
+            Direction::DownLeft => (1, -1),
+            Direction::DownRight => (1, 1),
+            Direction::UpLeft => (-1, -1),
+            Direction::UpRight => (-1, 1),
+        };
+        self.at(r as i32 + dr, c as i32 + dc)
+    }
+}
+
+/// Iterator over the set bits of a bitboard, lowest first.
+#[derive(Clone, Copy)]
+pub(crate) struct Bits(pub u64);
+
+impl Iterator for Bits {
+    type Item = u32;
+    #[inline(always)]
+    fn next(&mut self) -> Option<u32> {
+        if self.0 == 0 {
+            None
+        } else {
+            let b = self.0.trailing_zeros();
+            self.0 &= self.0 - 1;
+            Some(b)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bit_square_round_trip_and_shifts_match_coordinates() {
+        for g in [Geometry::EIGHT, Geometry::TEN] {
+            let h = g.per_row();
+            for s in 0..g.squares() {
+                let sq = Square(s as u8);
+                let b = g.bit(sq);
+                assert_eq!(g.square(b), sq);
+                assert!(g.valid() & (1 << b) != 0);
+                // Shifts agree with row/column neighbours, and off-board steps leave the mask.
+                let shifts: [i64; 4] = [h as i64, h as i64 + 1, -(h as i64 + 1), -(h as i64)];
+                for (d, dir) in Direction::ALL.iter().enumerate() {
+                    let t = b as i64 + shifts[d];
+                    let on = t >= 0 && t < 64 && g.valid() & (1u64 << t) != 0;
+                    match g.neighbour(sq, *dir) {
+                        Some(n) => {
+                            assert!(on);
+                            assert_eq!(g.square(t as u32), n)
+                        }
+                        None => assert!(!on, "{g:?} {s} {dir:?}"),
+                    }
+                }
+            }
+            assert_eq!(g.valid().count_ones() as usize, g.squares());
+        }
+    }
+
+    #[test]
+    fn corners_are_dark_at_bottom_left() {
+        // English square 29 (index 28) is the bottom-left corner; FMJD 46 likewise.
+        assert_eq!(Geometry::EIGHT.row_col(Square(28)), (7, 0));
+        assert_eq!(Geometry::EIGHT.row_col(Square(3)), (0, 7));
+        assert_eq!(Geometry::TEN.row_col(Square(45)), (9, 0));
+        assert_eq!(Geometry::TEN.row_col(Square(0)), (0, 1));
+    }
+}

@@ -1,0 +1,183 @@
+//! Moves with their full capture path, and a reusable move list.
+
+use crate::geometry::{Bits, Geometry, Square};
+
+/// Most landing squares one move can have.  A capture takes one piece per hop,
+/// so this bounds captures at 28 pieces: more than either side has on 8x8 (12)
+/// or 10x10 (20).
+pub const MAX_LANDINGS: usize = 28;
+
+/// A legal move: origin, every landing square in order, and the captured pieces.
+///
+/// A simple move has one landing and no capture.  Two captures with the same
+/// origin, destination and captured set but different paths are different
+/// moves.  Squares are stored as bit indices of the board's layout; the
+/// accessors return [`Square`]s.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Move {
+    captured: u64,
+    from: u8,
+    len: u8,
+    promotes: bool,
+    per_row: u8,
+    path: [u8; MAX_LANDINGS],
+}
+
+impl Move {
+    #[inline(always)]
+    pub(crate) fn simple(g: Geometry, from: u32, to: u32, promotes: bool) -> Move {
+        let mut path = [0; MAX_LANDINGS];
+        path[0] = to as u8;
+        Move {
+            captured: 0,
+            from: from as u8,
+            len: 1,
+            promotes,
+            per_row: g.per_row() as u8,
+            path,
+        }
+    }
+
+    #[inline(always)]
+    pub(crate) fn capture(
+        g: Geometry,
+        from: u32,
+        landings: &[u8],
+        captured: u64,
+        promotes: bool,
+    ) -> Move {
+        let mut path = [0; MAX_LANDINGS];
+        path[..landings.len()].copy_from_slice(landings);
+        Move {
+            captured,
+            from: from as u8,
+            len: landings.len() as u8,
+            promotes,
+            per_row: g.per_row() as u8,
+            path,
+        }
+    }
+
+    fn geometry(&self) -> Geometry {
+        Geometry {
+            size: self.per_row * 2,
+        }
+    }
+
+    /// Origin square.
+    pub fn from(&self) -> Square {
+        self.geometry().square(self.from as u32)
+    }
+
+    /// Final square.
+    pub fn to(&self) -> Square {
+        self.geometry().square(self.to_bit())
+    }
+
+    /// Every landing square in order (one for a simple move).
+    pub fn landings(&self) -> impl ExactSizeIterator<Item = Square> + '_ {
+        let g = self.geometry();
+        self.path[..self.len as usize]
+            .iter()
+            .map(move |&b| g.square(b as u32))
+    }
+
+    /// Captured squares, in increasing order.
+    pub fn captured(&self) -> impl Iterator<Item = Square> + '_ {
+        let g = self.geometry();
+        Bits(self.captured).map(move |b| g.square(b))
+    }
+
+    /// Number of pieces captured.
+    pub fn captured_count(&self) -> u32 {
+        self.captured.count_ones()
+    }
+
+    /// Whether the move captures.
+    pub fn is_capture(&self) -> bool {
+        self.captured != 0
+    }
+
+    /// Whether a man is crowned by this move.
+    pub fn promotes(&self) -> bool {
+        self.promotes
+    }
+
+    #[inline(always)]
+    pub(crate) fn from_bit(&self) -> u32 {
+        self.from as u32
+    }
+
+    #[inline(always)]
+    pub(crate) fn to_bit(&self) -> u32 {
+        self.path[self.len as usize - 1] as u32
+    }
+
+    #[inline(always)]
+    pub(crate) fn captured_bits(&self) -> u64 {
+        self.captured
+    }
+}
+
+impl std::fmt::Debug for Move {
+    /// Dense 0-based squares, since a move does not know its variant's numbering.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Move({}", self.from().0)?;
+        let sep = if self.is_capture() { 'x' } else { '-' };
+        for s in self.landings() {
+            write!(f, "{sep}{}", s.0)?;
+        }
+        write!(f, ")")
+    }
+}
+
+/// A list of moves that keeps its storage between uses, so generating into it
+/// in a search loop does not allocate once it has grown.
+#[derive(Clone, Debug, Default)]
+pub struct MoveList {
+    moves: Vec<Move>,
+}
+
+impl MoveList {
+    /// An empty list with room for typical positions.
+    pub fn new() -> MoveList {
+        MoveList {
+            moves: Vec::with_capacity(64),
+        }
+    }
+
+    #[inline(always)]
+    pub(crate) fn push(&mut self, m: Move) {
+        self.moves.push(m);
+    }
+
+    #[inline(always)]
+    pub(crate) fn clear(&mut self) {
+        self.moves.clear();
+    }
+
+    /// The moves as a slice.
+    pub fn as_slice(&self) -> &[Move] {
+        &self.moves
+    }
+
+    /// The moves, taken out of the list.
+    pub fn into_vec(self) -> Vec<Move> {
+        self.moves
+    }
+}
+
+impl std::ops::Deref for MoveList {
+    type Target = [Move];
+    fn deref(&self) -> &[Move] {
+        &self.moves
+    }
+}
+
+impl<'a> IntoIterator for &'a MoveList {
+    type Item = &'a Move;
+    type IntoIter = std::slice::Iter<'a, Move>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.moves.iter()
+    }
+}

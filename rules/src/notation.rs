@@ -1,0 +1,127 @@
+//! Move text: `9-13` for a simple move, `10x17x26` for a capture (every landing square).
+//!
+//! On input the short form `10x26` (origin and destination, optionally some
+//! landing squares in between) is accepted when exactly one legal move matches.
+
+use crate::moves::Move;
+use crate::position::Position;
+use crate::variant::Variant;
+use std::fmt;
+
+/// Writes a move in the variant's numbering.
+pub fn move_text(variant: Variant, m: &Move) -> String {
+    let sep = if m.is_capture() { 'x' } else { '-' };
+    let mut s = variant.square_number(m.from()).to_string();
+    for sq in m.landings() {
+        s.push(sep);
+        s.push_str(&variant.square_number(sq).to_string());
+    }
+    s
+}
+
+/// The square numbers of a move: origin then landings (the order used to sort move lists).
+pub fn move_numbers(variant: Variant, m: &Move) -> Vec<u32> {
+    std::iter::once(m.from())
+        .chain(m.landings())
+        .map(|s| variant.square_number(s))
+        .collect()
+}
+
+/// Why move text does not name a legal move.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MoveTextError {
+    /// Not of the form `n-n` or `nxnx…n`.
+    Malformed(String),
+    /// No legal move matches; the legal moves are listed.
+    Illegal { text: String, legal: Vec<String> },
+    /// Several legal moves match; they are listed.
+    Ambiguous { text: String, candidates: Vec<String> },
+}
+
+impl fmt::Display for MoveTextError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MoveTextError::Malformed(t) => write!(
+                f,
+                "malformed move '{t}': expected e.g. 9-13 or 10x17x26"
+            ),
+            MoveTextError::Illegal { text, legal } => {
+                if legal.is_empty() {
+                    write!(f, "illegal move '{text}': there are no legal moves")
+                } else {
+                    write!(f, "illegal move '{text}'; legal moves: {}", legal.join(" "))
+                }
+            }
+            MoveTextError::Ambiguous { text, candidates } => write!(
+                f,
+                "ambiguous move '{text}': it could be {}",
+                candidates.join(" or ")
+            ),
+        }
+    }
+}
+
+impl std::error::Error for MoveTextError {}
+
+/// Square numbers of move text, without looking at a position.
+fn parse_numbers(text: &str) -> Option<Vec<u32>> {
+    let t = text.trim();
+    if t.is_empty() {
+        return None;
+    }
+    let numbers: Option<Vec<u32>> = t
+        .split(['-', 'x', 'X', ':'])
+        .map(|p| p.trim().parse::<u32>().ok())
+        .collect();
+    numbers.filter(|n| n.len() >= 2)
+}
+
+/// `needle` appears in order (not necessarily contiguously) in `hay`.
+fn is_subsequence(needle: &[u32], hay: &[u32]) -> bool {
+    let mut it = hay.iter();
+    needle.iter().all(|n| it.any(|h| h == n))
+}
+
+/// Sorted text of moves, for error messages and listings.
+pub fn sorted_texts(variant: Variant, moves: &[Move]) -> Vec<String> {
+    let mut keyed: Vec<(Vec<u32>, String)> = moves
+        .iter()
+        .map(|m| (move_numbers(variant, m), move_text(variant, m)))
+        .collect();
+    keyed.sort();
+    keyed.into_iter().map(|(_, t)| t).collect()
+}
+
+/// Resolves move text against the legal moves of a position.
+pub fn parse_move(pos: &Position, text: &str) -> Result<Move, MoveTextError> {
+    let variant = pos.variant();
+    let numbers = parse_numbers(text).ok_or_else(|| MoveTextError::Malformed(text.to_string()))?;
+    let legal = pos.legal_moves();
+    let keyed: Vec<(Vec<u32>, &Move)> = legal
+        .iter()
+        .map(|m| (move_numbers(variant, m), m))
+        .collect();
+    if let Some((_, m)) = keyed.iter().find(|(k, _)| *k == numbers) {
+        return Ok(**m);
+    }
+    let (first, last) = (numbers[0], *numbers.last().expect("two or more numbers"));
+    let inner = &numbers[1..numbers.len() - 1];
+    let matches: Vec<&Move> = keyed
+        .iter()
+        .filter(|(k, _)| {
+            k[0] == first && *k.last().expect("origin and landing") == last && is_subsequence(inner, &k[1..k.len() - 1])
+        })
+        .map(|(_, m)| *m)
+        .collect();
+    match matches.len() {
+        1 => Ok(*matches[0]),
+        0 => Err(MoveTextError::Illegal {
+            text: text.trim().to_string(),
+            legal: sorted_texts(variant, &legal),
+        }),
+        _ => Err(MoveTextError::Ambiguous {
+            text: text.trim().to_string(),
+            candidates: sorted_texts(variant, &matches.into_iter().copied().collect::<Vec<_>>()),
+        }),
+    }
+}

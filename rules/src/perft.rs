@@ -1,0 +1,76 @@
+//! Perft: counting the leaves of the legal-move tree, the standard check of a move generator.
+
+use crate::movegen::{self, Board, ListSink, Rules, dispatch};
+use crate::moves::MoveList;
+use crate::position::Position;
+
+/// How perft counts moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PerftMode {
+    /// Every capture path is a move (two paths taking the same pieces count twice).
+    Paths,
+    /// Moves with the same origin, destination and captured set count once.
+    Unique,
+}
+
+/// Leaf count of the move tree of `pos` to `depth` plies.  Paths mode counts
+/// the last ply in bulk without listing its moves.
+pub fn perft(pos: &Position, depth: u32, mode: PerftMode) -> u64 {
+    if depth == 0 {
+        return 1;
+    }
+    let mut lists: Vec<MoveList> = (0..depth).map(|_| MoveList::new()).collect();
+    dispatch!(pos.variant(), R => match mode {
+        PerftMode::Paths => paths::<R>(pos, depth, &mut lists),
+        PerftMode::Unique => unique::<R>(pos, depth, &mut lists),
+    })
+}
+
+fn board(pos: &Position) -> Board {
+    pos.generator_board()
+}
+
+fn generate<R: Rules>(pos: &Position, list: &mut MoveList) {
+    list.clear();
+    let b = board(pos);
+    let mut sink = ListSink { list, best: 0 };
+    movegen::generate::<R, _>(&b, &mut sink);
+}
+
+fn paths<R: Rules>(pos: &Position, depth: u32, lists: &mut [MoveList]) -> u64 {
+    if depth == 1 {
+        return movegen::count::<R>(&board(pos));
+    }
+    let (list, rest) = lists.split_first_mut().expect("one list per ply");
+    generate::<R>(pos, list);
+    let mut total = 0;
+    for m in list.iter() {
+        let mut next = *pos;
+        next.play_unchecked(m);
+        total += paths::<R>(&next, depth - 1, rest);
+    }
+    total
+}
+
+fn unique<R: Rules>(pos: &Position, depth: u32, lists: &mut [MoveList]) -> u64 {
+    let (list, rest) = lists.split_first_mut().expect("one list per ply");
+    generate::<R>(pos, list);
+    let mut total = 0;
+    for (i, m) in list.iter().enumerate() {
+        let key = (m.from_bit(), m.to_bit(), m.captured_bits());
+        let seen = list[..i]
+            .iter()
+            .any(|o| (o.from_bit(), o.to_bit(), o.captured_bits()) == key);
+        if seen {
+            continue;
+        }
+        total += if depth == 1 {
+            1
+        } else {
+            let mut next = *pos;
+            next.play_unchecked(m);
+            unique::<R>(&next, depth - 1, rest)
+        };
+    }
+    total
+}

@@ -1,0 +1,407 @@
+//! Validated positions: pieces, side to move, hash; legal moves and playing them.
+
+use crate::geometry::{Bits, Geometry, Square};
+use crate::movegen::{self, Board, ListSink, dispatch};
+use crate::moves::{Move, MoveList};
+use crate::variant::{Color, Variant};
+use crate::zobrist;
+use std::fmt;
+
+/// A man or a king of one side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Piece {
+    pub color: Color,
+    pub king: bool,
+}
+
+/// A placement that may or may not be legal, e.g. as read from a FEN.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Setup {
+    pub variant: Variant,
+    pub side_to_move: Color,
+    /// Pieces by square; at most one per square.
+    pub pieces: Vec<(Square, Piece)>,
+}
+
+/// Why a [`Setup`] is not a legal position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PositionError {
+    /// A square index outside the board.
+    SquareOffBoard(Square),
+    /// Two pieces on one square (square number given).
+    DuplicateSquare(u32),
+    /// More pieces than the side starts with.
+    TooManyPieces { color: Color, count: usize, max: usize },
+    /// A man on the row where it would already have been crowned (square number given).
+    ManOnPromotionRow { color: Color, square: u32 },
+}
+
+impl fmt::Display for PositionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PositionError::SquareOffBoard(s) => write!(f, "square index {} is off the board", s.0),
+            PositionError::DuplicateSquare(n) => write!(f, "square {n} is given twice"),
+            PositionError::TooManyPieces { color, count, max } => write!(
+                f,
+                "{} has {count} pieces, more than the {max} a side starts with",
+                color.name()
+            ),
+            PositionError::ManOnPromotionRow { color, square } => write!(
+                f,
+                "a {} man on square {square} stands on its own crowning row",
+                color.name()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for PositionError {}
+
+/// A legal position of some variant: where the pieces are and who is to move.
+///
+/// Game state that is not visible on the board (repetitions, the no-progress
+/// counter) lives in [`crate::Game`].
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Position {
+    variant: Variant,
+    side: Color,
+    /// Pieces of each side by colour index, as bitboards in the variant's layout.
+    pieces: [u64; 2],
+    kings: u64,
+    hash: u64,
+}
+
+/// The error of a checked [`Position::play`]: the move is not legal here.
+#[derive(Clone, Debug)]
+pub struct IllegalMove {
+    /// The move that was refused.
+    pub mv: Move,
+    /// The position, unchanged.
+    pub position: Position,
+}
+
+impl fmt::Display for IllegalMove {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "illegal move {}",
+            crate::notation::move_text(self.position.variant, &self.mv)
+        )
+    }
+}
+
+impl std::error::Error for IllegalMove {}
+
+impl Position {
+    /// The standard starting position of a variant.
+    pub fn start(variant: Variant) -> Position {
+        let rs = variant.rules();
+        let g = rs.geometry;
+        let rows = rs.setup_rows as u32;
+        Position::from_bitboards(
+            variant,
+            rs.first_to_move,
+            [g.top_rows(rows), g.bottom_rows(rows)],
+            0,
+        )
+    }
+
+    /// Builds a position from a setup, checking that it could occur in play.
+    pub fn from_setup(setup: &Setup) -> Result<Position, PositionError> {
+        let variant = setup.variant;
+        let g = variant.geometry();
+        let mut pieces = [0u64; 2];
+        let mut kings = 0u64;
+        for &(sq, piece) in &setup.pieces {
+            if sq.0 as usize >= g.squares() {
+                return Err(PositionError::SquareOffBoard(sq));
+            }
+            let bit = 1u64 << g.bit(sq);
+            if (pieces[0] | pieces[1]) & bit != 0 {
+                return Err(PositionError::DuplicateSquare(variant.square_number(sq)));
+            }
+            pieces[piece.color.index()] |= bit;
+            if piece.king {
+                kings |= bit;
+            } else {
+                let crown_row = match piece.color {
+                    Color::Black => g.bottom_rows(1),
+                    Color::White => g.top_rows(1),
+                };
+                if crown_row & bit != 0 {
+                    return Err(PositionError::ManOnPromotionRow {
+                        color: piece.color,
+                        square: variant.square_number(sq),
+                    });
+                }
+            }
+        }
+        let max = variant.rules().setup_rows as usize * g.per_row() as usize;
+        for color in [Color::Black, Color::White] {
+            let count = pieces[color.index()].count_ones() as usize;
+            if count > max {
+                return Err(PositionError::TooManyPieces { color, count, max });
+            }
+        }
+        Ok(Position::from_bitboards(
+            variant,
+            setup.side_to_move,
+            pieces,
+            kings,
+        ))
+    }
+
+    fn from_bitboards(variant: Variant, side: Color, pieces: [u64; 2], kings: u64) -> Position {
+        let mut p = Position {
+            variant,
+            side,
+            pieces,
+            kings,
+            hash: 0,
+        };
+        p.hash = p.compute_hash();
+        p
+    }
+
+    /// The hash computed from scratch (the stored one is kept incrementally).
+    fn compute_hash(&self) -> u64 {
+        let mut h = if self.side == Color::White {
+            zobrist::WHITE_TO_MOVE
+        } else {
+            0
+        };
+        for color in 0..2 {
+            for b in Bits(self.pieces[color]) {
+                h ^= zobrist::piece(color, self.kings & (1 << b) != 0, b);
+            }
+        }
+        h
+    }
+
+    /// The setup of this position (for printing or editing).
+    pub fn to_setup(&self) -> Setup {
+        Setup {
+            variant: self.variant,
+            side_to_move: self.side,
+            pieces: self.pieces_iter().collect(),
+        }
+    }
+
+    /// The variant being played.
+    pub fn variant(&self) -> Variant {
+        self.variant
+    }
+
+    /// Board shape.
+    pub fn geometry(&self) -> Geometry {
+        self.variant.geometry()
+    }
+
+    /// The side to move.
+    pub fn side_to_move(&self) -> Color {
+        self.side
+    }
+
+    /// Zobrist hash of pieces and side to move, kept up to date by `play`.
+    pub fn hash(&self) -> u64 {
+        self.hash
+    }
+
+    /// The piece on a square, if any.
+    pub fn piece_at(&self, sq: Square) -> Option<Piece> {
+        let g = self.geometry();
+        if sq.0 as usize >= g.squares() {
+            return None;
+        }
+        let bit = 1u64 << g.bit(sq);
+        let king = self.kings & bit != 0;
+        if self.pieces[0] & bit != 0 {
+            Some(Piece {
+                color: Color::Black,
+                king,
+            })
+        } else if self.pieces[1] & bit != 0 {
+            Some(Piece {
+                color: Color::White,
+                king,
+            })
+        } else {
+            None
+        }
+    }
+
+    /// Every piece with its square, in square order.
+    pub fn pieces_iter(&self) -> impl Iterator<Item = (Square, Piece)> + '_ {
+        let g = self.geometry();
+        Bits(self.pieces[0] | self.pieces[1]).map(move |b| {
+            let sq = g.square(b);
+            (sq, self.piece_at(sq).expect("occupied bit"))
+        })
+    }
+
+    /// Number of men and kings of a side.
+    pub fn count(&self, color: Color) -> (u32, u32) {
+        let p = self.pieces[color.index()];
+        ((p & !self.kings).count_ones(), (p & self.kings).count_ones())
+    }
+
+    /// Squares of a side's men.
+    pub fn men(&self, color: Color) -> impl Iterator<Item = Square> + '_ {
+        let g = self.geometry();
+        Bits(self.pieces[color.index()] & !self.kings).map(move |b| g.square(b))
+    }
+
+    /// Squares of a side's kings.
+    pub fn kings(&self, color: Color) -> impl Iterator<Item = Square> + '_ {
+        let g = self.geometry();
+        Bits(self.pieces[color.index()] & self.kings).map(move |b| g.square(b))
+    }
+
+    #[inline(always)]
+    pub(crate) fn generator_board(&self) -> Board {
+        Board {
+            us: self.pieces[self.side.index()],
+            them: self.pieces[self.side.opponent().index()],
+            kings: self.kings,
+            side: self.side,
+        }
+    }
+
+    /// Writes every legal move into `list` (cleared first).  Reusing one list
+    /// avoids allocation in search loops.
+    #[inline]
+    pub fn legal_moves_into(&self, list: &mut MoveList) {
+        list.clear();
+        let b = self.generator_board();
+        let mut sink = ListSink { list, best: 0 };
+        dispatch!(self.variant, R => movegen::generate::<R, _>(&b, &mut sink));
+    }
+
+    /// Every legal move.
+    pub fn legal_moves(&self) -> MoveList {
+        let mut list = MoveList::new();
+        self.legal_moves_into(&mut list);
+        list
+    }
+
+    /// Number of legal moves, without listing them (capture paths counted separately).
+    #[inline]
+    pub fn count_legal_moves(&self) -> u64 {
+        let b = self.generator_board();
+        dispatch!(self.variant, R => movegen::count::<R>(&b))
+    }
+
+    /// Whether the side to move must capture.
+    pub fn must_capture(&self) -> bool {
+        let mut list = MoveList::new();
+        self.legal_moves_into(&mut list);
+        list.first().is_some_and(Move::is_capture)
+    }
+
+    /// Whether a move resets the no-progress counters: it moves a man or captures.
+    pub fn is_irreversible(&self, m: &Move) -> bool {
+        m.is_capture() || self.kings & (1 << m.from_bit()) == 0
+    }
+
+    /// Plays a move after checking that it is legal.
+    pub fn play(&self, m: &Move) -> Result<Position, IllegalMove> {
+        if self.legal_moves().contains(m) {
+            let mut next = *self;
+            next.play_unchecked(m);
+            Ok(next)
+        } else {
+            Err(IllegalMove {
+                mv: *m,
+                position: *self,
+            })
+        }
+    }
+
+    /// Plays a move known to be legal in this position (from its move list).
+    /// Playing anything else leaves an inconsistent position.
+    #[inline]
+    pub fn play_unchecked(&mut self, m: &Move) {
+        let us = self.side.index();
+        let them = 1 - us;
+        let from = m.from_bit();
+        let to = m.to_bit();
+        let was_king = self.kings & (1 << from) != 0;
+        let is_king = was_king || m.promotes();
+        self.pieces[us] &= !(1 << from);
+        self.pieces[us] |= 1 << to;
+        self.kings &= !(1 << from);
+        self.kings |= (is_king as u64) << to;
+        let mut h = self.hash ^ zobrist::piece(us, was_king, from) ^ zobrist::piece(us, is_king, to);
+        let captured = m.captured_bits();
+        if captured != 0 {
+            for b in Bits(captured) {
+                h ^= zobrist::piece(them, self.kings & (1 << b) != 0, b);
+            }
+            self.pieces[them] &= !captured;
+            self.kings &= !captured;
+        }
+        self.hash = h ^ zobrist::WHITE_TO_MOVE;
+        self.side = self.side.opponent();
+    }
+
+    /// The same position seen from the other side: the board turned half a
+    /// turn and the colours swapped.  Only meaningful for variants whose two
+    /// sides have the same rules (all current ones); the side to move swaps too.
+    pub fn colour_flipped(&self) -> Position {
+        let g = self.geometry();
+        let flip = |bb: u64| {
+            let mut out = 0u64;
+            for b in Bits(bb) {
+                let sq = g.square(b);
+                let mirrored = Square((g.squares() - 1 - sq.0 as usize) as u8);
+                out |= 1 << g.bit(mirrored);
+            }
+            out
+        };
+        Position::from_bitboards(
+            self.variant,
+            self.side.opponent(),
+            [flip(self.pieces[1]), flip(self.pieces[0])],
+            flip(self.kings),
+        )
+    }
+
+    #[cfg(test)]
+    pub(crate) fn hash_from_scratch(&self) -> u64 {
+        self.compute_hash()
+    }
+}
+
+impl fmt::Debug for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Position({} {})", self.variant, crate::fen::to_fen(self))
+    }
+}
+
+impl fmt::Display for Position {
+    /// The board as a diagram, top row first: `b`/`w` men, `B`/`W` kings, `.` empty dark squares.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let g = self.geometry();
+        let n = g.size as i32;
+        for row in 0..n {
+            for col in 0..n {
+                let c = match g.at(row, col) {
+                    None => ' ',
+                    Some(sq) => match self.piece_at(sq) {
+                        None => '.',
+                        Some(Piece { color: Color::Black, king: false }) => 'b',
+                        Some(Piece { color: Color::Black, king: true }) => 'B',
+                        Some(Piece { color: Color::White, king: false }) => 'w',
+                        Some(Piece { color: Color::White, king: true }) => 'W',
+                    },
+                };
+                write!(f, "{c}")?;
+                if col + 1 < n {
+                    write!(f, " ")?;
+                }
+            }
+            writeln!(f)?;
+        }
+        Ok(())
+    }
+}

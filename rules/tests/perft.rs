@@ -1,0 +1,88 @@
+//! Perft tables from the starting positions (RULES.md §6.5 and published figures).
+
+use tammi_rules::{PerftMode, Position, Variant, perft};
+
+fn check(variant: Variant, expected: &[u64], mode: PerftMode) {
+    let start = Position::start(variant);
+    for (i, &n) in expected.iter().enumerate() {
+        let depth = i as u32 + 1;
+        assert_eq!(perft(&start, depth, mode), n, "{variant} perft({depth})");
+    }
+}
+
+#[test]
+fn english_to_depth_8() {
+    check(
+        Variant::English,
+        &[7, 49, 302, 1469, 7361, 36768, 179740, 845931],
+        PerftMode::Paths,
+    );
+}
+
+#[test]
+fn italian_to_depth_8() {
+    check(
+        Variant::Italian,
+        &[7, 49, 302, 1469, 7361, 36473, 177532, 828783],
+        PerftMode::Paths,
+    );
+}
+
+#[test]
+fn international_to_depth_6() {
+    check(
+        Variant::International,
+        &[9, 81, 658, 4265, 27117, 167140],
+        PerftMode::Paths,
+    );
+}
+
+#[test]
+fn russian_to_depth_7() {
+    check(
+        Variant::Russian,
+        &[7, 49, 302, 1469, 7482, 37986, 190146],
+        PerftMode::Paths,
+    );
+}
+
+#[test]
+fn brazilian_to_depth_7() {
+    check(
+        Variant::Brazilian,
+        &[7, 49, 302, 1469, 7473, 37628, 187302],
+        PerftMode::Paths,
+    );
+}
+
+#[test]
+fn unique_equals_paths_where_no_loops_are_possible() {
+    let start = Position::start(Variant::English);
+    for d in 1..=7 {
+        assert_eq!(
+            perft(&start, d, PerftMode::Unique),
+            perft(&start, d, PerftMode::Paths)
+        );
+    }
+}
+
+#[test]
+#[ignore = "slow: about 5 s in release"]
+fn english_perft_12() {
+    let start = Position::start(Variant::English);
+    assert_eq!(perft(&start, 12, PerftMode::Paths), 388_623_673);
+}
+
+#[test]
+#[ignore = "slow: tens of seconds in release"]
+fn international_perft_9_unique() {
+    let start = Position::start(Variant::International);
+    assert_eq!(perft(&start, 9, PerftMode::Unique), 41_022_423);
+}
+
+#[test]
+#[ignore = "slow"]
+fn international_perft_9_paths() {
+    let start = Position::start(Variant::International);
+    assert_eq!(perft(&start, 9, PerftMode::Paths), 41_022_614);
+}
