@@ -1,1 +1,59 @@
-fn main(){}
+//! `tammi`: self-play reinforcement learning for checkers and draughts.
+//!
+//! Each subcommand lives in its own module under `commands/`; this file only
+//! parses the command line and turns errors into one line on stderr with exit code 2.
+
+mod commands;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// Self-play reinforcement-learning trainer for checkers (English draughts) and its relatives.
+#[derive(Parser, Debug)]
+#[command(name = "tammi", version, about, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// List the legal moves of a position.
+    Moves(commands::moves::Args),
+    /// Count the leaves of the move tree (move-generator check and speed test).
+    Perft(commands::perft::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion)
+                || e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+            {
+                let _ = e.print();
+                return if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+                    ExitCode::from(2)
+                } else {
+                    ExitCode::SUCCESS
+                };
+            }
+            let text = e.to_string();
+            let first = text.lines().next().unwrap_or("invalid arguments");
+            eprintln!("{first}");
+            return ExitCode::from(2);
+        }
+    };
+    let result = match cli.command {
+        Command::Moves(args) => commands::moves::run(&args),
+        Command::Perft(args) => commands::perft::run(&args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}

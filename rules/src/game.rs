@@ -68,8 +68,22 @@ impl Outcome {
 }
 
 impl fmt::Display for Outcome {
+    /// E.g. "black wins: white has no legal move", "draw by threefold repetition".
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} {}", self.winner_name(), self.reason.name())
+        match (self.winner, self.reason) {
+            (Some(w), EndReason::NoMoves) => write!(
+                f,
+                "{} wins: {} has no legal move",
+                w.name(),
+                w.opponent().name()
+            ),
+            (Some(w), r) => write!(f, "{} wins ({})", w.name(), r.name()),
+            (None, EndReason::Repetition) => write!(f, "draw by threefold repetition"),
+            (None, EndReason::NoProgress) => {
+                write!(f, "draw: no man moved and nothing was captured for too long")
+            }
+            (None, EndReason::NoMoves) => write!(f, "draw ({})", self.reason.name()),
+        }
     }
 }
 
