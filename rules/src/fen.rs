@@ -190,10 +190,22 @@ mod tests {
         assert!(matches!(e("B:Wa3:B1"), BadSquare(_)));
         assert!(matches!(e("B:W33:B1"), NotADarkSquare { number: 33, .. }));
         assert!(matches!(e("B:W0:B1"), NotADarkSquare { number: 0, .. }));
-        assert!(matches!(e("B:W21:B21"), Position(PositionError::DuplicateSquare(21))));
-        assert!(matches!(e("B:W5-17:B18"), Position(PositionError::TooManyPieces { .. })));
-        assert!(matches!(e("B:W21:B30"), Position(PositionError::ManOnPromotionRow { .. })));
-        assert!(matches!(e("B:W2:B14"), Position(PositionError::ManOnPromotionRow { .. })));
+        assert!(matches!(
+            e("B:W21:B21"),
+            Position(PositionError::DuplicateSquare(21))
+        ));
+        assert!(matches!(
+            e("B:W5-17:B18"),
+            Position(PositionError::TooManyPieces { .. })
+        ));
+        assert!(matches!(
+            e("B:W21:B30"),
+            Position(PositionError::ManOnPromotionRow { .. })
+        ));
+        assert!(matches!(
+            e("B:W2:B14"),
+            Position(PositionError::ManOnPromotionRow { .. })
+        ));
         assert!(parse_fen(Variant::English, "B:W:BK30").is_ok());
     }
 }

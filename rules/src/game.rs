@@ -80,7 +80,10 @@ impl fmt::Display for Outcome {
             (Some(w), r) => write!(f, "{} wins ({})", w.name(), r.name()),
             (None, EndReason::Repetition) => write!(f, "draw by threefold repetition"),
             (None, EndReason::NoProgress) => {
-                write!(f, "draw: no man moved and nothing was captured for too long")
+                write!(
+                    f,
+                    "draw: no man moved and nothing was captured for too long"
+                )
             }
             (None, EndReason::NoMoves) => write!(f, "draw ({})", self.reason.name()),
         }

@@ -37,6 +37,4 @@ pub use notation::{MoveTextError, move_numbers, move_text, parse_move, sorted_te
 pub use pdn::{PdnError, PdnGame, read_pdn, write_pdn};
 pub use perft::{PerftMode, perft};
 pub use position::{IllegalMove, Piece, Position, PositionError, Setup};
-pub use variant::{
-    CapturePrecedence, Color, PromotionInCapture, RuleSet, UnknownVariant, Variant,
-};
+pub use variant::{CapturePrecedence, Color, PromotionInCapture, RuleSet, UnknownVariant, Variant};

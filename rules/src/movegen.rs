@@ -96,12 +96,34 @@ pub(crate) struct Board {
     pub side: Color,
 }
 
+impl Board {
+    /// The board after a legal move, with the other side to move.
+    #[inline(always)]
+    pub fn after(&self, m: &Move) -> Board {
+        let from = 1u64 << m.from_bit();
+        let to = 1u64 << m.to_bit();
+        let captured = m.captured_bits();
+        let mut kings = self.kings & !captured;
+        if self.kings & from != 0 || m.promotes() {
+            kings = (kings & !from) | to;
+        }
+        Board {
+            us: self.them & !captured,
+            them: (self.us & !from) | to,
+            kings,
+            side: self.side.opponent(),
+        }
+    }
+}
+
 /// Where generated moves go.
 pub(crate) trait Sink {
     /// True if simple moves may be counted in bulk instead of listed.
     const BULK: bool;
     fn simple(&mut self, g: Geometry, from: u32, to: u32, promotes: bool);
     fn bulk(&mut self, n: u32);
+    /// `n` complete captures with the same precedence score (only with `BULK`).
+    fn bulk_captures(&mut self, prec: CapturePrecedence, n: u32, score: u64);
     fn capture(
         &mut self,
         g: Geometry,
@@ -128,6 +150,9 @@ impl Sink for ListSink<'_> {
     }
     #[inline(always)]
     fn bulk(&mut self, _n: u32) {}
+    fn bulk_captures(&mut self, _prec: CapturePrecedence, _n: u32, _score: u64) {
+        unreachable!("a list sink receives every move one by one")
+    }
     #[inline(always)]
     fn capture(
         &mut self,
@@ -166,6 +191,21 @@ impl Sink for CountSink {
     }
     #[inline(always)]
     fn bulk(&mut self, n: u32) {
+        self.count += n as u64;
+    }
+    #[inline(always)]
+    fn bulk_captures(&mut self, prec: CapturePrecedence, n: u32, score: u64) {
+        if n == 0 {
+            return;
+        }
+        if prec != CapturePrecedence::Free {
+            if score > self.best {
+                self.best = score;
+                self.count = 0;
+            } else if score < self.best {
+                return;
+            }
+        }
         self.count += n as u64;
     }
     #[inline(always)]
@@ -233,64 +273,67 @@ fn short_capturers<R: Rules>(from: u64, victims: u64, empty: u64, dir: u32) -> u
     step::<R>(step::<R>(empty, back) & victims, back) & from
 }
 
-/// Men (and short kings) of the side to move that have a first hop available,
-/// and whether any flying king has one.
+/// Kings of the side to move that may have a capture (all kings, for flying
+/// kings, as soon as one of them has one).
 #[inline(always)]
-fn capturers<R: Rules>(b: &Board, empty: u64) -> (u64, u64) {
-    let men = b.us & !b.kings;
+fn king_capturers<R: Rules>(b: &Board, empty: u64) -> u64 {
     let kings = b.us & b.kings;
-    let man_victims = if R::MAN_TAKES_KING {
+    if kings == 0 {
+        return 0;
+    }
+    let mut king_caps = 0;
+    if R::FLYING {
+        for d in 0..4 {
+            // Slide every king through empty squares; the first piece hit
+            // is a victim if the square behind it is empty.
+            let mut front = step::<R>(kings, d);
+            let mut hit = front & !empty;
+            front &= empty;
+            while front != 0 {
+                front = step::<R>(front, d);
+                hit |= front & !empty;
+                front &= empty;
+            }
+            let victims = hit & b.them;
+            if step::<R>(victims, d) & empty != 0 {
+                // Which king? Rare enough to let the search find out.
+                return kings;
+            }
+        }
+    } else {
+        for d in 0..4 {
+            king_caps |= short_capturers::<R>(kings, b.them, empty, d);
+        }
+    }
+    king_caps
+}
+
+/// Landing squares of the first hop of every man, one set per direction
+/// (forward directions first, then backward ones where men capture backward).
+#[inline(always)]
+fn man_first_hops<R: Rules, const WHITE: bool>(b: &Board, empty: u64) -> [u64; 4] {
+    let side = if WHITE { Color::White } else { Color::Black };
+    let men = b.us & !b.kings;
+    let victims = if R::MAN_TAKES_KING {
         b.them
     } else {
         b.them & !b.kings
     };
-    let mut man_caps = 0;
+    let [f0, f1] = forward_dirs(side);
+    let hop = |d: u32| step::<R>(step::<R>(men, d) & victims, d) & empty;
     if R::MEN_BACK {
-        for d in 0..4 {
-            man_caps |= short_capturers::<R>(men, man_victims, empty, d);
-        }
+        [hop(f0), hop(f1), hop(reverse(f0)), hop(reverse(f1))]
     } else {
-        for d in forward_dirs(b.side) {
-            man_caps |= short_capturers::<R>(men, man_victims, empty, d);
-        }
+        [hop(f0), hop(f1), 0, 0]
     }
-    let mut king_caps = 0;
-    if kings != 0 {
-        if R::FLYING {
-            for d in 0..4 {
-                // Slide every king through empty squares; the first piece hit
-                // is a victim if the square behind it is empty.
-                let mut front = step::<R>(kings, d);
-                let mut hit = front & !empty;
-                front &= empty;
-                while front != 0 {
-                    front = step::<R>(front, d);
-                    hit |= front & !empty;
-                    front &= empty;
-                }
-                let victims = hit & b.them;
-                if step::<R>(victims, d) & empty != 0 {
-                    // Which king? Rare enough to let the search find out.
-                    king_caps = kings;
-                    break;
-                }
-            }
-        } else {
-            for d in 0..4 {
-                king_caps |= short_capturers::<R>(kings, b.them, empty, d);
-            }
-        }
-    }
-    (man_caps, king_caps)
 }
 
 /// Depth-first search over capture sequences of one piece.
-struct Dfs<'s, R: Rules, S: Sink> {
+struct Dfs<'s, R: Rules, S: Sink, const WHITE: bool> {
     them: u64,
     them_kings: u64,
     /// Empty squares, the moving piece's origin included.
     empty: u64,
-    side: Color,
     from: u32,
     by_king: bool,
     path: [u8; MAX_LANDINGS],
@@ -298,7 +341,9 @@ struct Dfs<'s, R: Rules, S: Sink> {
     _rules: std::marker::PhantomData<R>,
 }
 
-impl<R: Rules, S: Sink> Dfs<'_, R, S> {
+impl<R: Rules, S: Sink, const WHITE: bool> Dfs<'_, R, S, WHITE> {
+    const SIDE: Color = if WHITE { Color::White } else { Color::Black };
+
     /// Score of a complete sequence under the variant's precedence rule; larger wins.
     #[inline(always)]
     fn score(&self, depth: usize, captured: u64, king_order: u32) -> u64 {
@@ -318,6 +363,11 @@ impl<R: Rules, S: Sink> Dfs<'_, R, S> {
     #[inline(always)]
     fn emit(&mut self, depth: usize, captured: u64, promotes: bool, king_order: u32) {
         let score = self.score(depth, captured, king_order);
+        self.emit_scored(depth, captured, promotes, score);
+    }
+
+    #[inline(always)]
+    fn emit_scored(&mut self, depth: usize, captured: u64, promotes: bool, score: u64) {
         self.sink.capture(
             R::G,
             R::PREC,
@@ -340,48 +390,149 @@ impl<R: Rules, S: Sink> Dfs<'_, R, S> {
         }
     }
 
-    /// Continue a man's capture from `sq` after `depth` hops.
-    fn man(&mut self, sq: u64, captured: u64, depth: usize, king_order: u32) {
-        let victims = if R::MAN_TAKES_KING {
+    /// Pieces a man may take after `captured` are gone.
+    #[inline(always)]
+    fn man_victims(&self, captured: u64) -> u64 {
+        if R::MAN_TAKES_KING {
             self.them & !captured
         } else {
             self.them & !captured & !self.them_kings
-        };
-        let dirs: &[u32] = if R::MEN_BACK {
-            &[0, 1, 2, 3]
-        } else {
-            &forward_dirs(self.side)
-        };
-        let mut found = false;
-        for &d in dirs {
-            let victim = step::<R>(sq, d) & victims;
-            if victim == 0 {
-                continue;
+        }
+    }
+
+    /// Whether a man on `sq` has a hop available.
+    #[inline(always)]
+    fn man_can_capture(&self, sq: u64, victims: u64) -> bool {
+        let [f0, f1] = forward_dirs(Self::SIDE);
+        let mut land = step::<R>(step::<R>(sq, f0) & victims, f0);
+        land |= step::<R>(step::<R>(sq, f1) & victims, f1);
+        if R::MEN_BACK {
+            let (b0, b1) = (reverse(f0), reverse(f1));
+            land |= step::<R>(step::<R>(sq, b0) & victims, b0);
+            land |= step::<R>(step::<R>(sq, b1) & victims, b1);
+        }
+        land & self.empty != 0
+    }
+
+    /// Continue a man's capture from `sq` after `depth` hops; the caller knows
+    /// that at least one hop exists.
+    fn man(&mut self, sq: u64, captured: u64, depth: usize, king_order: u32) {
+        let victims = self.man_victims(captured);
+        let [f0, f1] = forward_dirs(Self::SIDE);
+        self.man_hop(f0, sq, victims, captured, depth, king_order);
+        self.man_hop(f1, sq, victims, captured, depth, king_order);
+        if R::MEN_BACK {
+            self.man_hop(reverse(f0), sq, victims, captured, depth, king_order);
+            self.man_hop(reverse(f1), sq, victims, captured, depth, king_order);
+        }
+    }
+
+    /// One hop of a man in direction `d`, if possible, and everything after it.
+    #[inline(always)]
+    fn man_hop(
+        &mut self,
+        d: u32,
+        sq: u64,
+        victims: u64,
+        captured: u64,
+        depth: usize,
+        king_order: u32,
+    ) {
+        let victim = step::<R>(sq, d) & victims;
+        let land = step::<R>(victim, d) & self.empty;
+        if land == 0 {
+            return;
+        }
+        self.path[depth] = land.trailing_zeros() as u8;
+        let cap = captured | victim;
+        let order = self.king_order(king_order, victim, depth);
+        let promo = land & promo_row::<R>(Self::SIDE) != 0;
+        if promo {
+            match R::PROMO {
+                PromotionInCapture::EndsMove => return self.emit(depth + 1, cap, true, order),
+                PromotionInCapture::ContinuesAsKing => {
+                    return self.king(land, cap, depth + 1, order, true);
+                }
+                PromotionInCapture::OnlyAtEnd => {}
             }
-            let land = step::<R>(victim, d) & self.empty;
+        }
+        if self.man_can_capture(land, self.man_victims(cap)) {
+            self.man(land, cap, depth + 1, order);
+        } else {
+            let promotes = R::PROMO == PromotionInCapture::OnlyAtEnd && promo;
+            self.emit(depth + 1, cap, promotes, order);
+        }
+    }
+
+    /// Every man capture, given the landing squares of all first hops.
+    ///
+    /// A first hop whose landing square allows no further hop is a complete
+    /// one-piece capture: those are emitted (or counted in bulk) straight from
+    /// the sets.  Only sequences that go on are searched piece by piece.  The
+    /// continuation test can ignore the vacated origin and the first victim:
+    /// both lie behind the landing square, and going back is never a new hop.
+    #[inline(always)]
+    fn men_from_first_hops(&mut self, hops: [u64; 4]) {
+        let static_empty = self.empty;
+        let victims = self.man_victims(0);
+        let [f0, f1] = forward_dirs(Self::SIDE);
+        let dirs = [f0, f1, reverse(f0), reverse(f1)];
+        // Squares from which a man can hop in each direction.
+        let can_hop = dirs.map(|d| {
+            let back = reverse(d);
+            step::<R>(step::<R>(static_empty, back) & victims, back)
+        });
+        let promo = promo_row::<R>(Self::SIDE);
+        let used = if R::MEN_BACK { 4 } else { 2 };
+        for i in 0..used {
+            let land = hops[i];
             if land == 0 {
                 continue;
             }
-            found = true;
-            self.path[depth] = land.trailing_zeros() as u8;
-            let cap = captured | victim;
-            let order = self.king_order(king_order, victim, depth);
-            if land & promo_row::<R>(self.side) != 0 {
-                match R::PROMO {
-                    PromotionInCapture::EndsMove => self.emit(depth + 1, cap, true, order),
-                    PromotionInCapture::ContinuesAsKing => {
-                        self.king(land, cap, depth + 1, order, true)
-                    }
-                    PromotionInCapture::OnlyAtEnd => self.man(land, cap, depth + 1, order),
+            let d = dirs[i];
+            let mut cont = 0;
+            for j in 0..used {
+                if dirs[j] != reverse(d) {
+                    cont |= can_hop[j];
                 }
-            } else {
-                self.man(land, cap, depth + 1, order);
             }
-        }
-        if !found && depth > 0 {
-            let promotes = R::PROMO == PromotionInCapture::OnlyAtEnd
-                && sq & promo_row::<R>(self.side) != 0;
-            self.emit(depth, captured, promotes, king_order);
+            let (done, more) = match R::PROMO {
+                PromotionInCapture::EndsMove => (land & (promo | !cont), land & !promo & cont),
+                PromotionInCapture::OnlyAtEnd => (land & !cont, land & cont),
+                PromotionInCapture::ContinuesAsKing => {
+                    (land & !promo & !cont, land & (promo | cont))
+                }
+            };
+            // A one-hop man capture takes one piece, never a king in Italian:
+            // its precedence score is the same for all of them.
+            let score = self.score(1, 0, 0);
+            if S::BULK {
+                self.sink.bulk_captures(R::PREC, done.count_ones(), score);
+            } else {
+                for t in Bits(done) {
+                    let victim = step::<R>(1 << t, reverse(d));
+                    let from = step::<R>(victim, reverse(d));
+                    self.from = from.trailing_zeros();
+                    self.path[0] = t as u8;
+                    let promotes = (1u64 << t) & promo != 0;
+                    self.emit_scored(1, victim, promotes, score);
+                }
+            }
+            for t in Bits(more) {
+                let land = 1u64 << t;
+                let victim = step::<R>(land, reverse(d));
+                let from = step::<R>(victim, reverse(d));
+                self.from = from.trailing_zeros();
+                self.empty = static_empty | from;
+                self.path[0] = t as u8;
+                let order = self.king_order(0, victim, 0);
+                if R::PROMO == PromotionInCapture::ContinuesAsKing && land & promo != 0 {
+                    self.king(land, victim, 1, order, true);
+                } else {
+                    self.man(land, victim, 1, order);
+                }
+            }
+            self.empty = static_empty;
         }
     }
 
@@ -464,35 +615,40 @@ impl<R: Rules, S: Sink> Dfs<'_, R, S> {
 /// Generate the legal moves of `b` into `sink`.
 #[inline(always)]
 pub(crate) fn generate<R: Rules, S: Sink>(b: &Board, sink: &mut S) {
+    match b.side {
+        Color::Black => generate_for::<R, S, false>(b, sink),
+        Color::White => generate_for::<R, S, true>(b, sink),
+    }
+}
+
+/// [`generate`] with the side to move fixed at compile time.
+#[inline(always)]
+fn generate_for<R: Rules, S: Sink, const WHITE: bool>(b: &Board, sink: &mut S) {
     let occupied = b.us | b.them;
     let empty = R::VALID & !occupied;
-    let (man_caps, king_caps) = capturers::<R>(b, empty);
-    if man_caps | king_caps != 0 {
-        let mut dfs = Dfs::<R, S> {
-            them: b.them,
-            them_kings: b.them & b.kings,
-            empty,
-            side: b.side,
-            from: 0,
-            by_king: true,
-            path: [0; MAX_LANDINGS],
-            sink,
-            _rules: std::marker::PhantomData,
-        };
-        for k in Bits(king_caps) {
-            dfs.from = k;
-            dfs.empty = empty | (1 << k);
-            dfs.king(1 << k, 0, 0, 0, false);
-        }
-        dfs.by_king = false;
-        for m in Bits(man_caps) {
-            dfs.from = m;
-            dfs.empty = empty | (1 << m);
-            dfs.man(1 << m, 0, 0, 0);
-        }
-        return;
+    let king_caps = king_capturers::<R>(b, empty);
+    let hops = man_first_hops::<R, WHITE>(b, empty);
+    if hops[0] | hops[1] | hops[2] | hops[3] | king_caps == 0 {
+        return simple_moves::<R, S>(b, empty, sink);
     }
-    simple_moves::<R, S>(b, empty, sink);
+    let mut dfs = Dfs::<R, S, WHITE> {
+        them: b.them,
+        them_kings: b.them & b.kings,
+        empty,
+        from: 0,
+        by_king: true,
+        path: [0; MAX_LANDINGS],
+        sink,
+        _rules: std::marker::PhantomData,
+    };
+    for k in Bits(king_caps) {
+        dfs.from = k;
+        dfs.empty = empty | (1 << k);
+        dfs.king(1 << k, 0, 0, 0, false);
+    }
+    dfs.by_king = false;
+    dfs.empty = empty;
+    dfs.men_from_first_hops(hops);
 }
 
 /// Non-capturing moves (only legal when nothing can capture).

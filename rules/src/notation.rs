@@ -35,16 +35,18 @@ pub enum MoveTextError {
     /// No legal move matches; the legal moves are listed.
     Illegal { text: String, legal: Vec<String> },
     /// Several legal moves match; they are listed.
-    Ambiguous { text: String, candidates: Vec<String> },
+    Ambiguous {
+        text: String,
+        candidates: Vec<String>,
+    },
 }
 
 impl fmt::Display for MoveTextError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            MoveTextError::Malformed(t) => write!(
-                f,
-                "malformed move '{t}': expected e.g. 9-13 or 10x17x26"
-            ),
+            MoveTextError::Malformed(t) => {
+                write!(f, "malformed move '{t}': expected e.g. 9-13 or 10x17x26")
+            }
             MoveTextError::Illegal { text, legal } => {
                 if legal.is_empty() {
                     write!(f, "illegal move '{text}': there are no legal moves")
@@ -109,7 +111,9 @@ pub fn parse_move(pos: &Position, text: &str) -> Result<Move, MoveTextError> {
     let matches: Vec<&Move> = keyed
         .iter()
         .filter(|(k, _)| {
-            k[0] == first && *k.last().expect("origin and landing") == last && is_subsequence(inner, &k[1..k.len() - 1])
+            k[0] == first
+                && *k.last().expect("origin and landing") == last
+                && is_subsequence(inner, &k[1..k.len() - 1])
         })
         .map(|(_, m)| *m)
         .collect();

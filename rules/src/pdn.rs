@@ -83,7 +83,10 @@ enum Token {
 }
 
 fn is_result(w: &str) -> bool {
-    matches!(w, "1-0" | "0-1" | "1/2-1/2" | "2-0" | "0-2" | "1-1" | "0-0" | "*")
+    matches!(
+        w,
+        "1-0" | "0-1" | "1/2-1/2" | "2-0" | "0-2" | "1-1" | "0-0" | "*"
+    )
 }
 
 /// Splits PDN text into tags and words, dropping comments, variations, NAGs and move numbers.
@@ -156,7 +159,10 @@ fn tokenize(text: &str) -> Result<Vec<(usize, Token)>, PdnError> {
                     .strip_prefix('"')
                     .and_then(|v| v.strip_suffix('"'))
                     .ok_or_else(|| syntax(start, "tag value must be in double quotes"))?;
-                out.push((start, Token::Tag(name.to_string(), value.replace("\\\"", "\""))));
+                out.push((
+                    start,
+                    Token::Tag(name.to_string(), value.replace("\\\"", "\"")),
+                ));
                 i += end + 1;
             }
             _ => {

@@ -20,41 +20,36 @@ pub fn perft(pos: &Position, depth: u32, mode: PerftMode) -> u64 {
         return 1;
     }
     let mut lists: Vec<MoveList> = (0..depth).map(|_| MoveList::new()).collect();
+    // Perft walks bare boards: the position hash is not needed to count leaves.
+    let board = pos.generator_board();
     dispatch!(pos.variant(), R => match mode {
-        PerftMode::Paths => paths::<R>(pos, depth, &mut lists),
-        PerftMode::Unique => unique::<R>(pos, depth, &mut lists),
+        PerftMode::Paths => paths::<R>(&board, depth, &mut lists),
+        PerftMode::Unique => unique::<R>(&board, depth, &mut lists),
     })
 }
 
-fn board(pos: &Position) -> Board {
-    pos.generator_board()
-}
-
-fn generate<R: Rules>(pos: &Position, list: &mut MoveList) {
+fn generate<R: Rules>(b: &Board, list: &mut MoveList) {
     list.clear();
-    let b = board(pos);
     let mut sink = ListSink { list, best: 0 };
-    movegen::generate::<R, _>(&b, &mut sink);
+    movegen::generate::<R, _>(b, &mut sink);
 }
 
-fn paths<R: Rules>(pos: &Position, depth: u32, lists: &mut [MoveList]) -> u64 {
+fn paths<R: Rules>(b: &Board, depth: u32, lists: &mut [MoveList]) -> u64 {
     if depth == 1 {
-        return movegen::count::<R>(&board(pos));
+        return movegen::count::<R>(b);
     }
     let (list, rest) = lists.split_first_mut().expect("one list per ply");
-    generate::<R>(pos, list);
+    generate::<R>(b, list);
     let mut total = 0;
     for m in list.iter() {
-        let mut next = *pos;
-        next.play_unchecked(m);
-        total += paths::<R>(&next, depth - 1, rest);
+        total += paths::<R>(&b.after(m), depth - 1, rest);
     }
     total
 }
 
-fn unique<R: Rules>(pos: &Position, depth: u32, lists: &mut [MoveList]) -> u64 {
+fn unique<R: Rules>(b: &Board, depth: u32, lists: &mut [MoveList]) -> u64 {
     let (list, rest) = lists.split_first_mut().expect("one list per ply");
-    generate::<R>(pos, list);
+    generate::<R>(b, list);
     let mut total = 0;
     for (i, m) in list.iter().enumerate() {
         let key = (m.from_bit(), m.to_bit(), m.captured_bits());
@@ -67,9 +62,7 @@ fn unique<R: Rules>(pos: &Position, depth: u32, lists: &mut [MoveList]) -> u64 {
         total += if depth == 1 {
             1
         } else {
-            let mut next = *pos;
-            next.play_unchecked(m);
-            unique::<R>(&next, depth - 1, rest)
+            unique::<R>(&b.after(m), depth - 1, rest)
         };
     }
     total

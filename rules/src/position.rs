@@ -31,7 +31,11 @@ pub enum PositionError {
     /// Two pieces on one square (square number given).
     DuplicateSquare(u32),
     /// More pieces than the side starts with.
-    TooManyPieces { color: Color, count: usize, max: usize },
+    TooManyPieces {
+        color: Color,
+        count: usize,
+        max: usize,
+    },
     /// A man on the row where it would already have been crowned (square number given).
     ManOnPromotionRow { color: Color, square: u32 },
 }
@@ -242,7 +246,10 @@ impl Position {
     /// Number of men and kings of a side.
     pub fn count(&self, color: Color) -> (u32, u32) {
         let p = self.pieces[color.index()];
-        ((p & !self.kings).count_ones(), (p & self.kings).count_ones())
+        (
+            (p & !self.kings).count_ones(),
+            (p & self.kings).count_ones(),
+        )
     }
 
     /// Squares of a side's men.
@@ -331,7 +338,8 @@ impl Position {
         self.pieces[us] |= 1 << to;
         self.kings &= !(1 << from);
         self.kings |= (is_king as u64) << to;
-        let mut h = self.hash ^ zobrist::piece(us, was_king, from) ^ zobrist::piece(us, is_king, to);
+        let mut h =
+            self.hash ^ zobrist::piece(us, was_king, from) ^ zobrist::piece(us, is_king, to);
         let captured = m.captured_bits();
         if captured != 0 {
             for b in Bits(captured) {
@@ -389,10 +397,22 @@ impl fmt::Display for Position {
                     None => ' ',
                     Some(sq) => match self.piece_at(sq) {
                         None => '.',
-                        Some(Piece { color: Color::Black, king: false }) => 'b',
-                        Some(Piece { color: Color::Black, king: true }) => 'B',
-                        Some(Piece { color: Color::White, king: false }) => 'w',
-                        Some(Piece { color: Color::White, king: true }) => 'W',
+                        Some(Piece {
+                            color: Color::Black,
+                            king: false,
+                        }) => 'b',
+                        Some(Piece {
+                            color: Color::Black,
+                            king: true,
+                        }) => 'B',
+                        Some(Piece {
+                            color: Color::White,
+                            king: false,
+                        }) => 'w',
+                        Some(Piece {
+                            color: Color::White,
+                            king: true,
+                        }) => 'W',
                     },
                 };
                 write!(f, "{c}")?;
