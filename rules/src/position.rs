@@ -387,13 +387,17 @@ impl fmt::Debug for Position {
 }
 
 impl fmt::Display for Position {
-    /// The board as a diagram, top row first: `b`/`w` men, `B`/`W` kings, `.` empty dark squares.
+    /// The board as a diagram, top row first: `b`/`w` men, `B`/`W` kings, `.`
+    /// empty dark squares, as the variant's diagrams show it.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let g = self.geometry();
         let n = g.size as i32;
+        // Italian diagrams are the mirror image of the stored (English) layout.
+        let mirrored = self.variant == Variant::Italian;
         for row in 0..n {
             for col in 0..n {
-                let c = match g.at(row, col) {
+                let stored_col = if mirrored { n - 1 - col } else { col };
+                let c = match g.at(row, stored_col) {
                     None => ' ',
                     Some(sq) => match self.piece_at(sq) {
                         None => '.',
