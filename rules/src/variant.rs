@@ -1,7 +1,22 @@
 //! Variants as data: a [`Variant`] names a game, its [`RuleSet`] says how it is played.
 //!
-//! Adding a variant means writing its `RuleSet` (and, for a new capture rule or
-//! board, a small piece of code in `movegen`), not a new type hierarchy.
+//! Adding a variant means writing its `RuleSet` constant, an enum arm, and one
+//! line in `movegen::dispatch!` (which compiles the generator for it), not a
+//! new type hierarchy.  What the flags already express:
+//!
+//! - Pool checkers: flying kings, men capture backward, free choice, crowning
+//!   only at the end of a capture — flags only.
+//! - Czech (king must capture when it can), Spanish/Portuguese (majority plus
+//!   most kings): one more [`CapturePrecedence`] arm, i.e. one more line in the
+//!   generator's score function.
+//! - Thai (the king lands right behind its victim) and Finnish folk rules with
+//!   give-away: a flag each; the landing loop and the end-of-game check read it.
+//! - Canadian (12x12): a [`Geometry`] of size 12 and a 128-bit board type; the
+//!   generator's shifts already come from the geometry, so the change is the
+//!   bitboard integer, not the rules.
+//! - Turkish, Frisian, Dameo (orthogonal moves or captures) and Konane need
+//!   orthogonal steps, which the bit layout here does not provide: they get a
+//!   geometry of their own.
 
 use crate::geometry::{Geometry, Square};
 use std::fmt;
