@@ -20,6 +20,8 @@ struct Cli {
 enum Command {
     /// List the legal moves of a position.
     Moves(commands::moves::Args),
+    /// Search one position with a player: best move, score, principal variation, speed.
+    Analyze(commands::analyze::Args),
     /// Count the leaves of the move tree (move-generator check and speed test).
     Perft(commands::perft::Args),
 }
@@ -48,6 +50,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Moves(args) => commands::moves::run(&args),
         Command::Perft(args) => commands::perft::run(&args),
+        Command::Analyze(args) => commands::analyze::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

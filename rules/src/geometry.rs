@@ -119,6 +119,20 @@ impl Geometry {
         m
     }
 
+    /// One diagonal step of every bit of a bitboard in this layout; bits that
+    /// would leave the board vanish.  Direction order as in [`Direction::ALL`].
+    #[inline(always)]
+    pub const fn step(self, bb: u64, dir: Direction) -> u64 {
+        let h = self.per_row();
+        let moved = match dir {
+            Direction::DownLeft => bb << h,
+            Direction::DownRight => bb << (h + 1),
+            Direction::UpLeft => bb >> (h + 1),
+            Direction::UpRight => bb >> h,
+        };
+        moved & self.valid()
+    }
+
     /// Row (0 = top) and column (0 = left) of a square.
     pub const fn row_col(self, sq: Square) -> (u32, u32) {
         let s = sq.0 as u32;

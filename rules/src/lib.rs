@@ -36,5 +36,5 @@ pub use moves::{MAX_LANDINGS, Move, MoveList};
 pub use notation::{MoveTextError, move_numbers, move_text, parse_move, sorted_texts};
 pub use pdn::{PdnError, PdnGame, read_pdn, write_pdn};
 pub use perft::{PerftMode, perft};
-pub use position::{IllegalMove, Piece, Position, PositionError, Setup};
+pub use position::{Bitboards, IllegalMove, Piece, Position, PositionError, Setup};
 pub use variant::{CapturePrecedence, Color, PromotionInCapture, RuleSet, UnknownVariant, Variant};

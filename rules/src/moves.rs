@@ -103,6 +103,16 @@ impl Move {
         self.promotes
     }
 
+    /// A cheap, non-zero 32-bit identifier of the move within its position
+    /// (origin, destination and captured set), for killer and hash tables.
+    /// Two capture paths with the same origin, destination and captured set
+    /// share it; so do nothing else in practice.
+    #[inline(always)]
+    pub fn compact_id(&self) -> u32 {
+        let cap = self.captured.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        ((cap >> 48) as u32) << 16 | (self.from as u32) << 8 | self.to_bit() | 0x8000_0000
+    }
+
     #[inline(always)]
     pub(crate) fn from_bit(&self) -> u32 {
         self.from as u32
@@ -171,6 +181,13 @@ impl std::ops::Deref for MoveList {
     type Target = [Move];
     fn deref(&self) -> &[Move] {
         &self.moves
+    }
+}
+
+impl std::ops::DerefMut for MoveList {
+    /// Mutable access for reordering (search move ordering); the moves stay legal.
+    fn deref_mut(&mut self) -> &mut [Move] {
+        &mut self.moves
     }
 }
 

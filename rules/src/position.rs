@@ -14,6 +14,36 @@ pub struct Piece {
     pub king: bool,
 }
 
+/// The pieces as bitboards in the board's bit layout (see [`Geometry::bit`]),
+/// for fast set-wise evaluation code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Bitboards {
+    /// Pieces of each side, indexed by [`Color::index`].
+    pub pieces: [u64; 2],
+    /// Kings of both sides.
+    pub kings: u64,
+}
+
+impl Bitboards {
+    /// A side's men.
+    #[inline(always)]
+    pub fn men(&self, color: Color) -> u64 {
+        self.pieces[color.index()] & !self.kings
+    }
+
+    /// A side's kings.
+    #[inline(always)]
+    pub fn kings_of(&self, color: Color) -> u64 {
+        self.pieces[color.index()] & self.kings
+    }
+
+    /// Empty dark squares.
+    #[inline(always)]
+    pub fn empty(&self, g: Geometry) -> u64 {
+        g.valid() & !(self.pieces[0] | self.pieces[1])
+    }
+}
+
 /// A placement that may or may not be legal, e.g. as read from a FEN.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Setup {
@@ -211,6 +241,15 @@ impl Position {
         self.hash
     }
 
+    /// The pieces as bitboards.
+    #[inline(always)]
+    pub fn bitboards(&self) -> Bitboards {
+        Bitboards {
+            pieces: self.pieces,
+            kings: self.kings,
+        }
+    }
+
     /// The piece on a square, if any.
     pub fn piece_at(&self, sq: Square) -> Option<Piece> {
         let g = self.geometry();
@@ -295,6 +334,22 @@ impl Position {
     #[inline]
     pub fn count_legal_moves(&self) -> u64 {
         let b = self.generator_board();
+        dispatch!(self.variant, R => movegen::count::<R>(&b))
+    }
+
+    /// Number of legal moves `color` would have if it were to move here
+    /// (a mobility measure for evaluation functions).
+    #[inline]
+    pub fn count_legal_moves_for(&self, color: Color) -> u64 {
+        let mut b = self.generator_board();
+        if color != self.side {
+            b = Board {
+                us: b.them,
+                them: b.us,
+                kings: b.kings,
+                side: color,
+            };
+        }
         dispatch!(self.variant, R => movegen::count::<R>(&b))
     }
 

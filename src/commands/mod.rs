@@ -1,5 +1,6 @@
 //! One module per subcommand, plus the argument types they share.
 
+pub mod analyze;
 pub mod moves;
 pub mod perft;
 

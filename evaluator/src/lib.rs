@@ -1,0 +1,10 @@
+//! Players and their evaluation: the classical alpha-beta baseline with a
+//! handcrafted evaluation, and (with later layers) matches, Elo and gating.
+
+pub mod alphabeta;
+pub mod eval;
+pub mod spec;
+pub mod tt;
+
+pub use alphabeta::{AlphaBeta, MATE, SearchLimits, SearchOptions, SearchResult};
+pub use spec::{PlayerSpec, SpecError};

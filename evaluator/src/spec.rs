@@ -1,0 +1,230 @@
+//! Player specifications as written on the command line: `random`,
+//! `alphabeta:depth=6`, `alphabeta:movetime=100ms`, `mcts:model=PATH,sims=200`.
+
+use std::fmt;
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::time::Duration;
+
+/// A player, as named by a spec string.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PlayerSpec {
+    /// Uniformly random legal moves.
+    Random,
+    /// The alpha-beta baseline with a depth and/or time limit.
+    AlphaBeta {
+        depth: Option<u32>,
+        movetime: Option<Duration>,
+        /// Transposition table size in MiB.
+        hash_mb: usize,
+    },
+    /// A network through MCTS, by simulations or time (needs the self-play layer).
+    Mcts {
+        model: Option<PathBuf>,
+        sims: Option<u32>,
+        movetime: Option<Duration>,
+    },
+}
+
+/// Why a spec string was refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SpecError(pub String);
+
+impl fmt::Display for SpecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for SpecError {}
+
+/// Parses `100ms`, `2s`, `1.5s`.
+pub fn parse_duration(s: &str) -> Result<Duration, SpecError> {
+    let bad = || SpecError(format!("bad duration '{s}' (expected e.g. 100ms or 2s)"));
+    let (num, scale) = if let Some(n) = s.strip_suffix("ms") {
+        (n, 1e-3)
+    } else if let Some(n) = s.strip_suffix('s') {
+        (n, 1.0)
+    } else {
+        return Err(bad());
+    };
+    let v: f64 = num.trim().parse().map_err(|_| bad())?;
+    if !v.is_finite() || v <= 0.0 || v * scale > 1e6 {
+        return Err(bad());
+    }
+    Ok(Duration::from_secs_f64(v * scale))
+}
+
+fn parse_u32(key: &str, v: &str, max: u32) -> Result<u32, SpecError> {
+    match v.parse::<u32>() {
+        Ok(n) if n >= 1 && n <= max => Ok(n),
+        _ => Err(SpecError(format!(
+            "{key} must be a whole number from 1 to {max}, not '{v}'"
+        ))),
+    }
+}
+
+impl FromStr for PlayerSpec {
+    type Err = SpecError;
+    fn from_str(text: &str) -> Result<Self, SpecError> {
+        let text = text.trim();
+        let (kind, rest) = text.split_once(':').unwrap_or((text, ""));
+        let mut pairs = Vec::new();
+        for item in rest.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let (k, v) = item.split_once('=').ok_or_else(|| {
+                SpecError(format!("expected key=value in player spec, got '{item}'"))
+            })?;
+            pairs.push((k.trim(), v.trim()));
+        }
+        let unknown = |k: &str, known: &str| {
+            SpecError(format!(
+                "unknown key '{k}' for player '{kind}' (known: {known})"
+            ))
+        };
+        match kind {
+            "random" => match pairs.first() {
+                Some((k, _)) => Err(unknown(k, "none")),
+                None => Ok(PlayerSpec::Random),
+            },
+            "alphabeta" => {
+                let (mut depth, mut movetime, mut hash_mb) = (None, None, 32);
+                for (k, v) in pairs {
+                    match k {
+                        "depth" => depth = Some(parse_u32(k, v, 100)?),
+                        "movetime" => movetime = Some(parse_duration(v)?),
+                        "hash" => hash_mb = parse_u32(k, v, 65536)? as usize,
+                        _ => return Err(unknown(k, "depth, movetime, hash")),
+                    }
+                }
+                if depth.is_none() && movetime.is_none() {
+                    return Err(SpecError("alphabeta needs depth=N or movetime=T".into()));
+                }
+                Ok(PlayerSpec::AlphaBeta {
+                    depth,
+                    movetime,
+                    hash_mb,
+                })
+            }
+            "mcts" => {
+                let (mut model, mut sims, mut movetime) = (None, None, None);
+                for (k, v) in pairs {
+                    match k {
+                        "model" => model = Some(PathBuf::from(v)),
+                        "sims" => sims = Some(parse_u32(k, v, 10_000_000)?),
+                        "movetime" => movetime = Some(parse_duration(v)?),
+                        _ => return Err(unknown(k, "model, sims, movetime")),
+                    }
+                }
+                if sims.is_none() && movetime.is_none() {
+                    return Err(SpecError("mcts needs sims=N or movetime=T".into()));
+                }
+                Ok(PlayerSpec::Mcts {
+                    model,
+                    sims,
+                    movetime,
+                })
+            }
+            _ => Err(SpecError(format!(
+                "unknown player '{kind}' (known: random, alphabeta, mcts)"
+            ))),
+        }
+    }
+}
+
+impl fmt::Display for PlayerSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ms = |d: &Duration| format!("{}ms", d.as_millis());
+        match self {
+            PlayerSpec::Random => write!(f, "random"),
+            PlayerSpec::AlphaBeta {
+                depth, movetime, ..
+            } => {
+                let mut parts = Vec::new();
+                if let Some(d) = depth {
+                    parts.push(format!("depth={d}"));
+                }
+                if let Some(t) = movetime {
+                    parts.push(format!("movetime={}", ms(t)));
+                }
+                write!(f, "alphabeta:{}", parts.join(","))
+            }
+            PlayerSpec::Mcts {
+                model,
+                sims,
+                movetime,
+            } => {
+                let mut parts = Vec::new();
+                if let Some(m) = model {
+                    parts.push(format!("model={}", m.display()));
+                }
+                if let Some(s) = sims {
+                    parts.push(format!("sims={s}"));
+                }
+                if let Some(t) = movetime {
+                    parts.push(format!("movetime={}", ms(t)));
+                }
+                write!(f, "mcts:{}", parts.join(","))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_documented_forms() {
+        assert_eq!("random".parse::<PlayerSpec>().unwrap(), PlayerSpec::Random);
+        assert_eq!(
+            "alphabeta:depth=6".parse::<PlayerSpec>().unwrap(),
+            PlayerSpec::AlphaBeta {
+                depth: Some(6),
+                movetime: None,
+                hash_mb: 32
+            }
+        );
+        assert_eq!(
+            "alphabeta:movetime=100ms".parse::<PlayerSpec>().unwrap(),
+            PlayerSpec::AlphaBeta {
+                depth: None,
+                movetime: Some(Duration::from_millis(100)),
+                hash_mb: 32
+            }
+        );
+        assert!(matches!(
+            "mcts:model=models/x,sims=200"
+                .parse::<PlayerSpec>()
+                .unwrap(),
+            PlayerSpec::Mcts {
+                sims: Some(200),
+                ..
+            }
+        ));
+        for s in [
+            "alphabeta:depth=6",
+            "alphabeta:movetime=250ms",
+            "random",
+            "mcts:sims=5",
+        ] {
+            assert_eq!(s.parse::<PlayerSpec>().unwrap().to_string(), s);
+        }
+    }
+
+    #[test]
+    fn refuses_bad_specs() {
+        for bad in [
+            "alphabeta:depht=6",
+            "alphabeta",
+            "alphabeta:depth=0",
+            "alphabeta:depth=x",
+            "alphabeta:movetime=10",
+            "random:depth=2",
+            "mcts:model=x",
+            "chess",
+            "alphabeta:depth",
+        ] {
+            assert!(bad.parse::<PlayerSpec>().is_err(), "{bad}");
+        }
+    }
+}
