@@ -1,0 +1,213 @@
+//! Alpha-beta correctness: exact root scores against plain minimax, forced wins
+//! found, legal moves always.
+
+use tammi_evaluator::alphabeta::MATE;
+use tammi_evaluator::eval::evaluate;
+use tammi_evaluator::{AlphaBeta, SearchLimits, SearchOptions};
+use tammi_rules::{DrawRules, Game, MoveList, Position, Variant, parse_fen};
+
+/// Plain minimax with the same leaf rule as the engine: evaluate at the
+/// horizon unless the side to move must capture.
+fn minimax(pos: &Position, depth: i32, ply: i32) -> i32 {
+    let moves = pos.legal_moves();
+    if moves.is_empty() {
+        return -(MATE - ply);
+    }
+    if depth <= 0 && !moves[0].is_capture() {
+        return evaluate(pos);
+    }
+    let mut best = -MATE - 1;
+    for m in moves.iter() {
+        let mut child = *pos;
+        child.play_unchecked(m);
+        best = best.max(-minimax(&child, depth - 1, ply + 1));
+    }
+    best
+}
+
+fn no_draw_rules(pos: Position) -> Game {
+    Game::with_draw_rules(
+        pos,
+        DrawRules {
+            threefold_repetition: false,
+            no_progress_plies: None,
+        },
+    )
+}
+
+/// Positions from seeded random playouts (kings appear in the later ones).
+fn random_positions(variant: Variant, count: usize, seed: u64) -> Vec<Position> {
+    let mut state = seed | 1;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let mut out = Vec::new();
+    let mut list = MoveList::new();
+    while out.len() < count {
+        let mut pos = Position::start(variant);
+        let plies = 4 + next() % 70;
+        for _ in 0..plies {
+            pos.legal_moves_into(&mut list);
+            if list.is_empty() {
+                break;
+            }
+            pos.play_unchecked(&list[(next() % list.len() as u64) as usize]);
+        }
+        if !pos.legal_moves().is_empty() {
+            out.push(pos);
+        }
+    }
+    out
+}
+
+#[test]
+fn root_score_equals_minimax_with_and_without_tt() {
+    for (variant, depth) in [
+        (Variant::English, 5),
+        (Variant::Russian, 4),
+        (Variant::International, 3),
+    ] {
+        for pos in random_positions(variant, 40, 0xDEAD_BEEF) {
+            let expected = minimax(&pos, depth, 0);
+            let game = no_draw_rules(pos);
+            let limits = SearchLimits {
+                depth: Some(depth as u32),
+                ..Default::default()
+            };
+            for options in [
+                SearchOptions {
+                    tt_cutoffs: false,
+                    ..Default::default()
+                },
+                SearchOptions {
+                    exact_depth_cutoffs: true,
+                    ..Default::default()
+                },
+                SearchOptions {
+                    ordering: false,
+                    exact_depth_cutoffs: true,
+                    ..Default::default()
+                },
+            ] {
+                let mut engine = AlphaBeta::new(options);
+                let r = engine.search(&game, &limits);
+                assert_eq!(r.score, expected, "{pos:?} depth {depth} {options:?}");
+                assert!(pos.legal_moves().contains(&r.best.unwrap()));
+            }
+        }
+    }
+}
+
+#[test]
+fn default_search_returns_legal_moves_and_a_consistent_pv() {
+    for variant in Variant::ALL {
+        for pos in random_positions(variant, 30, 0x1234_5678) {
+            let game = Game::from_position(pos);
+            let mut engine = AlphaBeta::new(SearchOptions::default());
+            let r = engine.search(
+                &game,
+                &SearchLimits {
+                    depth: Some(5),
+                    ..Default::default()
+                },
+            );
+            let best = r.best.expect("a legal move exists");
+            assert!(pos.legal_moves().contains(&best), "{pos:?}");
+            assert_eq!(r.pv.first(), Some(&best));
+            // The principal variation is a sequence of legal moves.
+            let mut p = pos;
+            for m in &r.pv {
+                p = p.play(m).expect("pv move is legal");
+            }
+        }
+    }
+}
+
+/// Proves a forced win within `depth` plies by exhaustive search (no evaluation).
+fn wins_within(pos: &Position, depth: i32) -> bool {
+    let moves = pos.legal_moves();
+    if depth <= 0 || moves.is_empty() {
+        return false;
+    }
+    moves.iter().any(|m| {
+        let mut child = *pos;
+        child.play_unchecked(m);
+        loses_within(&child, depth - 1)
+    })
+}
+
+fn loses_within(pos: &Position, depth: i32) -> bool {
+    let moves = pos.legal_moves();
+    if moves.is_empty() {
+        return true;
+    }
+    depth > 0
+        && moves.iter().all(|m| {
+            let mut child = *pos;
+            child.play_unchecked(m);
+            wins_within(&child, depth - 1)
+        })
+}
+
+#[test]
+fn finds_every_forced_win_within_five_plies() {
+    let mut found = 0;
+    for pos in random_positions(Variant::English, 3000, 0xC0FFEE) {
+        let (men, kings) = pos.count(pos.side_to_move().opponent());
+        if men + kings > 4 || !wins_within(&pos, 5) {
+            continue;
+        }
+        found += 1;
+        let game = no_draw_rules(pos);
+        let mut engine = AlphaBeta::new(SearchOptions::default());
+        let r = engine.search(
+            &game,
+            &SearchLimits {
+                depth: Some(7),
+                ..Default::default()
+            },
+        );
+        assert!(r.score >= MATE - 5, "{pos:?}: score {}", r.score);
+        let mut child = pos;
+        child.play_unchecked(&r.best.unwrap());
+        assert!(loses_within(&child, 4), "{pos:?}: chosen move does not win");
+    }
+    assert!(found >= 10, "only {found} forced wins in the sample");
+}
+
+#[test]
+fn a_losing_side_takes_the_repetition() {
+    // Black has one king against three: every line loses, except repeating.
+    let pos = parse_fen(Variant::English, "B:WK30,K31,K32:BK1").unwrap();
+    let mut game = Game::from_position(pos);
+    for text in ["1-5", "30-26", "5-1", "26-30"] {
+        game.play_text(text).unwrap();
+    }
+    assert_eq!(game.repetition_count(), 1);
+    let mut engine = AlphaBeta::new(SearchOptions::default());
+    let r = engine.search(
+        &game,
+        &SearchLimits {
+            depth: Some(6),
+            ..Default::default()
+        },
+    );
+    assert_eq!(
+        tammi_rules::move_text(Variant::English, &r.best.unwrap()),
+        "1-5"
+    );
+    assert_eq!(r.score, 0);
+    // Without the repetition history the same position scores as lost material.
+    let fresh = Game::from_position(*game.position());
+    let r = engine.search(
+        &fresh,
+        &SearchLimits {
+            depth: Some(6),
+            ..Default::default()
+        },
+    );
+    assert!(r.score < -100, "{}", r.score);
+}
