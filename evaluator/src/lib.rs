@@ -4,6 +4,7 @@
 pub mod alphabeta;
 pub mod eval;
 pub mod spec;
+pub mod stats;
 pub mod tt;
 
 pub use alphabeta::{AlphaBeta, MATE, SearchLimits, SearchOptions, SearchResult};
