@@ -22,6 +22,8 @@ enum Command {
     Moves(commands::moves::Args),
     /// Search one position with a player: best move, score, principal variation, speed.
     Analyze(commands::analyze::Args),
+    /// Build a deck of balanced openings by alpha-beta search.
+    Openings(commands::openings::Args),
     /// Count the leaves of the move tree (move-generator check and speed test).
     Perft(commands::perft::Args),
 }
@@ -51,6 +53,7 @@ fn main() -> ExitCode {
         Command::Moves(args) => commands::moves::run(&args),
         Command::Perft(args) => commands::perft::run(&args),
         Command::Analyze(args) => commands::analyze::run(&args),
+        Command::Openings(args) => commands::openings::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -3,6 +3,8 @@
 
 pub mod alphabeta;
 pub mod eval;
+pub mod openings;
+pub mod player;
 pub mod spec;
 pub mod stats;
 pub mod tt;

@@ -2,6 +2,7 @@
 
 pub mod analyze;
 pub mod moves;
+pub mod openings;
 pub mod perft;
 
 use std::fmt;
@@ -21,6 +22,26 @@ impl<E: std::error::Error> From<E> for CliError {
     fn from(e: E) -> Self {
         CliError(e.to_string())
     }
+}
+
+/// Writes a file atomically: a temporary file beside it, then a rename, so
+/// readers never see a half-written file.
+pub fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    {
+        let mut f = std::fs::File::create(&tmp)?;
+        std::io::Write::write_all(&mut f, bytes)?;
+        f.sync_all()?;
+    }
+    std::fs::rename(&tmp, path)
 }
 
 /// Result of a subcommand.

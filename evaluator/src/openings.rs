@@ -1,0 +1,229 @@
+//! Opening sets for matches: the English three-move deck, random openings, or a file.
+//!
+//! The deck (`data/english-3move.txt`) is built by [`balanced_openings`]:
+//! every three-ply opening from the start, searched by the alpha-beta engine,
+//! kept if its score is within a margin of equality, one per resulting
+//! position.  It plays the role of the tournament three-move ballot deck (which
+//! also keeps only openings that are not lost); it is not a copy of it.
+//! Regenerate with `tammi openings` (the header of the file says how).
+
+use crate::alphabeta::{AlphaBeta, SearchLimits, SearchOptions};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::collections::HashSet;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use tammi_rules::{Game, Position, Variant, move_text, sorted_texts};
+
+/// The shipped English deck.
+pub const ENGLISH_DECK: &str = include_str!("../data/english-3move.txt");
+
+/// An opening: moves to play from the start position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Opening {
+    pub moves: Vec<String>,
+}
+
+impl Opening {
+    /// The game after the opening moves.
+    pub fn game(&self, variant: Variant) -> Result<Game, OpeningError> {
+        let mut game = Game::start(variant);
+        for m in &self.moves {
+            game.play_text(m).map_err(|e| {
+                OpeningError(format!("opening '{}': move {m}: {e}", self.moves.join(" ")))
+            })?;
+        }
+        if let Some(o) = game.outcome() {
+            return Err(OpeningError(format!(
+                "opening '{}' ends the game ({o})",
+                self.moves.join(" ")
+            )));
+        }
+        Ok(game)
+    }
+}
+
+impl fmt::Display for Opening {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.moves.join(" "))
+    }
+}
+
+/// Where openings come from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OpeningSource {
+    /// The three-move deck (English only).
+    Ballot,
+    /// `count` openings of `plies` random legal moves each, from a seed.
+    Random { plies: u32 },
+    /// One opening per line (moves separated by spaces; `#` starts a comment).
+    File(PathBuf),
+}
+
+impl std::str::FromStr for OpeningSource {
+    type Err = OpeningError;
+    fn from_str(s: &str) -> Result<Self, OpeningError> {
+        if s == "ballot" {
+            Ok(OpeningSource::Ballot)
+        } else if let Some(k) = s.strip_prefix("random:") {
+            let plies = k
+                .parse::<u32>()
+                .ok()
+                .filter(|&k| (1..=40).contains(&k))
+                .ok_or_else(|| {
+                    OpeningError(format!("random:K needs K between 1 and 40, not '{k}'"))
+                })?;
+            Ok(OpeningSource::Random { plies })
+        } else {
+            Ok(OpeningSource::File(PathBuf::from(s)))
+        }
+    }
+}
+
+/// A bad opening source or opening.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OpeningError(pub String);
+
+impl fmt::Display for OpeningError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for OpeningError {}
+
+/// Parses opening lines, checking every move.
+pub fn parse_openings(
+    variant: Variant,
+    text: &str,
+    origin: &str,
+) -> Result<Vec<Opening>, OpeningError> {
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let opening = Opening {
+            moves: line.split_whitespace().map(str::to_string).collect(),
+        };
+        opening
+            .game(variant)
+            .map_err(|e| OpeningError(format!("{origin} line {}: {e}", i + 1)))?;
+        out.push(opening);
+    }
+    if out.is_empty() {
+        return Err(OpeningError(format!("{origin}: no openings")));
+    }
+    Ok(out)
+}
+
+/// Loads `count` openings (the deck is used whole, in order, and cycled by the caller).
+pub fn load_openings(
+    variant: Variant,
+    source: &OpeningSource,
+    count: usize,
+    seed: u64,
+) -> Result<Vec<Opening>, OpeningError> {
+    match source {
+        OpeningSource::Ballot => {
+            if variant != Variant::English {
+                return Err(OpeningError(format!(
+                    "there is no ballot deck for {variant}; use random:K or a file"
+                )));
+            }
+            parse_openings(variant, ENGLISH_DECK, "english-3move deck")
+        }
+        OpeningSource::File(path) => read_file(variant, path),
+        OpeningSource::Random { plies } => Ok(random_openings(variant, *plies, count.max(1), seed)),
+    }
+}
+
+fn read_file(variant: Variant, path: &Path) -> Result<Vec<Opening>, OpeningError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| OpeningError(format!("cannot read openings file {}: {e}", path.display())))?;
+    parse_openings(variant, &text, &path.display().to_string())
+}
+
+/// Distinct random openings of `plies` moves that do not end the game.
+pub fn random_openings(variant: Variant, plies: u32, count: usize, seed: u64) -> Vec<Opening> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    let mut attempts = 0;
+    while out.len() < count && attempts < count * 100 {
+        attempts += 1;
+        let mut game = Game::start(variant);
+        let mut moves = Vec::new();
+        for _ in 0..plies {
+            if game.outcome().is_some() {
+                break;
+            }
+            let legal = game.legal_moves();
+            let m = legal[rng.random_range(0..legal.len())];
+            moves.push(move_text(variant, &m));
+            game.play(&m).expect("legal move");
+        }
+        if game.outcome().is_none() && seen.insert(game.position().hash()) {
+            out.push(Opening { moves });
+        }
+    }
+    out
+}
+
+/// Every opening of `plies` moves whose alpha-beta score at `depth` is within
+/// `margin` (hundredths of a man) of equality, one per resulting position, in
+/// the order of their move texts.  Used to build the English deck.
+pub fn balanced_openings(
+    variant: Variant,
+    plies: u32,
+    depth: u32,
+    margin: i32,
+    mut progress: impl FnMut(usize, usize),
+) -> Vec<(Opening, i32)> {
+    fn expand(pos: Position, prefix: Vec<String>, plies: u32, out: &mut Vec<Vec<String>>) {
+        if plies == 0 {
+            out.push(prefix);
+            return;
+        }
+        let v = pos.variant();
+        for text in sorted_texts(v, &pos.legal_moves()) {
+            let m = tammi_rules::parse_move(&pos, &text).expect("own move text");
+            let mut next = pos;
+            next.play_unchecked(&m);
+            let mut p = prefix.clone();
+            p.push(text);
+            expand(next, p, plies - 1, out);
+        }
+    }
+    let mut lines = Vec::new();
+    expand(Position::start(variant), Vec::new(), plies, &mut lines);
+    let mut engine = AlphaBeta::new(SearchOptions::default());
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    let total = lines.len();
+    for (i, moves) in lines.into_iter().enumerate() {
+        progress(i, total);
+        let opening = Opening { moves };
+        let Ok(game) = opening.game(variant) else {
+            continue;
+        };
+        if !seen.insert(game.position().hash()) {
+            continue;
+        }
+        engine.clear();
+        let r = engine.search(
+            &game,
+            &SearchLimits {
+                depth: Some(depth),
+                ..Default::default()
+            },
+        );
+        // Score from the first mover's point of view.
+        let score = if plies % 2 == 1 { -r.score } else { r.score };
+        if score.abs() <= margin {
+            out.push((opening, score));
+        }
+    }
+    out
+}
