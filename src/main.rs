@@ -22,6 +22,8 @@ enum Command {
     Moves(commands::moves::Args),
     /// Search one position with a player: best move, score, principal variation, speed.
     Analyze(commands::analyze::Args),
+    /// Play a match between two players on balanced openings.
+    Match(commands::matchcmd::Args),
     /// Build a deck of balanced openings by alpha-beta search.
     Openings(commands::openings::Args),
     /// Count the leaves of the move tree (move-generator check and speed test).
@@ -54,6 +56,7 @@ fn main() -> ExitCode {
         Command::Perft(args) => commands::perft::run(&args),
         Command::Analyze(args) => commands::analyze::run(&args),
         Command::Openings(args) => commands::openings::run(&args),
+        Command::Match(args) => commands::matchcmd::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -3,6 +3,7 @@
 
 pub mod alphabeta;
 pub mod eval;
+pub mod matchplay;
 pub mod openings;
 pub mod player;
 pub mod spec;

@@ -40,6 +40,14 @@ fn erfc(x: f64) -> f64 {
     if x >= 0.0 { r } else { 2.0 - r }
 }
 
+/// Wilson's 95% score interval for a proportion `p` observed over `n` trials.
+pub fn wilson(p: f64, n: f64) -> (f64, f64) {
+    let z2 = Z95 * Z95;
+    let centre = (p + z2 / (2.0 * n)) / (1.0 + z2 / n);
+    let half = Z95 / (1.0 + z2 / n) * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
+    ((centre - half).max(0.0), (centre + half).min(1.0))
+}
+
 /// 1.96: the two-sided 95% quantile of the normal distribution.
 pub const Z95: f64 = 1.959_963_985;
 
@@ -144,18 +152,21 @@ impl PairCounts {
             return (0.0, 1.0);
         }
         let (mu, var) = self.mean_var();
+        if var == 0.0 {
+            // Every pair scored the same (e.g. all wins): the normal
+            // approximation collapses, so use Wilson's interval over the games.
+            return wilson(mu, 2.0 * n);
+        }
         let half = Z95 * (var / n).sqrt();
         ((mu - half).max(0.0), (mu + half).min(1.0))
     }
 
-    /// Elo difference and its 95% interval (from the score interval).
-    pub fn elo(&self) -> (f64, f64, f64) {
+    /// Elo difference and its 95% interval (from the score interval); `None`
+    /// where a value is infinite (a score of 0% or 100%).
+    pub fn elo(&self) -> (Option<f64>, Option<f64>, Option<f64>) {
+        let finite = |s: f64| (s > 0.0 && s < 1.0).then(|| elo_from_score(s));
         let (lo, hi) = self.score_interval();
-        (
-            elo_from_score(self.score()),
-            elo_from_score(lo),
-            elo_from_score(hi),
-        )
+        (finite(self.score()), finite(lo), finite(hi))
     }
 }
 
@@ -264,7 +275,20 @@ mod tests {
             p.add(1.0, 0.5);
         }
         let (e, lo, hi) = p.elo();
-        assert!((e - 190.85).abs() < 0.01 && (lo - e).abs() < 1e-6 && (hi - e).abs() < 1e-6);
+        let (e, lo, hi) = (e.unwrap(), lo.unwrap(), hi.unwrap());
+        // No spread between pairs: Wilson's interval over 20 games at 75%.
+        let (wlo, whi) = wilson(0.75, 20.0);
+        assert!((e - 190.85).abs() < 0.01);
+        assert!((lo - elo_from_score(wlo)).abs() < 1e-6 && (hi - elo_from_score(whi)).abs() < 1e-6);
+        let mut all = PairCounts::default();
+        for _ in 0..20 {
+            all.add(1.0, 1.0);
+        }
+        // 40 wins in 40 games: infinite Elo, but a finite lower bound
+        // (Wilson: 40 / (40 + 1.96^2) = 0.9124).
+        let (e, lo, hi) = all.elo();
+        assert_eq!((e, hi), (None, None));
+        assert!((score_from_elo(lo.unwrap()) - 0.9124).abs() < 1e-3);
         // Pairs 2/2 and 0/2 alternately: mean 0.5, variance 0.25.
         let mut p = PairCounts::default();
         for _ in 0..8 {

@@ -256,19 +256,21 @@ pub fn read_pdn(text: &str, default_variant: Variant) -> Result<Vec<PdnGame>, Pd
 
 /// Writes a game as PDN.  `tags` come first (Event, players, ...); `GameType`,
 /// `FEN` (when the game does not start from the standard position) and `Result`
-/// are added from the game itself.
+/// are added from the game itself.  A `Result` among `tags` (e.g. a draw by
+/// adjudication of an unfinished game) replaces the game's own.
 pub fn write_pdn(game: &Game, tags: &[(&str, &str)]) -> String {
     let start = game.start_position();
     let variant = start.variant();
     let mut out = String::new();
-    for (k, v) in tags {
+    let given_result = tags.iter().find(|(k, _)| *k == "Result").map(|(_, v)| *v);
+    for (k, v) in tags.iter().filter(|(k, _)| *k != "Result") {
         out.push_str(&format!("[{k} \"{}\"]\n", v.replace('"', "\\\"")));
     }
     out.push_str(&format!("[GameType \"{}\"]\n", variant.pdn_game_type()));
     if *start != Position::start(variant) {
         out.push_str(&format!("[SetUp \"1\"]\n[FEN \"{}\"]\n", to_fen(start)));
     }
-    let result = game.outcome().map_or("*", |o| o.pdn());
+    let result = given_result.unwrap_or_else(|| game.outcome().map_or("*", |o| o.pdn()));
     out.push_str(&format!("[Result \"{result}\"]\n"));
     let mut text = String::new();
     let first_mover = variant.rules().first_to_move;

@@ -1,6 +1,7 @@
 //! One module per subcommand, plus the argument types they share.
 
 pub mod analyze;
+pub mod matchcmd;
 pub mod moves;
 pub mod openings;
 pub mod perft;
@@ -42,6 +43,19 @@ pub fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()>
         f.sync_all()?;
     }
     std::fs::rename(&tmp, path)
+}
+
+/// A progress bar on a terminal; hidden when stderr is not a terminal, so
+/// logs and scripts stay quiet.
+pub fn progress_bar(len: u64, unit: &str) -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::new(len);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(&format!(
+            "{{elapsed_precise}} [{{bar:30}}] {{pos}}/{{len}} {unit} ({{per_sec}}, eta {{eta}}) {{msg}}"
+        ))
+        .expect("valid template"),
+    );
+    bar
 }
 
 /// Result of a subcommand.

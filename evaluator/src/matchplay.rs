@@ -1,0 +1,280 @@
+//! Matches between two players: each opening played twice with colours
+//! swapped, games in parallel, results as W/D/L, score and Elo with 95%
+//! intervals from game pairs, likelihood of superiority, optional SPRT.
+//!
+//! Games end only by the variant's rules.  A ply cap, if set, ends a game as
+//! a draw by adjudication, counted and reported separately.
+
+use crate::openings::Opening;
+use crate::player::{ExternalFactory, make_player};
+use crate::spec::{PlayerSpec, SpecError};
+use crate::stats::{PairCounts, Sprt, SprtDecision, Wdl};
+use rayon::prelude::*;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use tammi_rules::{Color, Variant, write_pdn};
+
+/// What to play.
+#[derive(Clone)]
+pub struct MatchConfig {
+    pub variant: Variant,
+    pub a: PlayerSpec,
+    pub b: PlayerSpec,
+    /// Number of game pairs; pair `i` plays opening `i % openings.len()`.
+    pub pairs: usize,
+    pub openings: Vec<Opening>,
+    /// Worker threads (games in parallel).
+    pub threads: usize,
+    pub seed: u64,
+    /// Adjudicate a draw after this many plies (`None`: play to the end).
+    pub max_plies: Option<usize>,
+    pub sprt: Option<Sprt>,
+    /// Builds network players (from the self-play layer), if available.
+    pub external: Option<ExternalFactory>,
+}
+
+/// One finished game.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct GameRecord {
+    pub pair: usize,
+    /// Which game of the pair (0: A moves first, 1: B moves first).
+    pub leg: usize,
+    pub opening: String,
+    /// The colour A played.
+    pub a_color: String,
+    /// A's score: 1, 0.5 or 0.
+    pub a_score: f64,
+    /// How it ended (`no-moves`, `repetition`, `no-progress`, or `adjudicated`).
+    pub reason: String,
+    pub plies: usize,
+    pub pdn: String,
+}
+
+/// Progress after each finished game.
+#[derive(Clone, Copy, Debug)]
+pub struct MatchProgress {
+    pub games_done: usize,
+    pub games_total: usize,
+    pub wdl: Wdl,
+}
+
+/// The result of a match, from A's point of view.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct MatchResult {
+    pub a: String,
+    pub b: String,
+    pub variant: String,
+    pub wdl: Wdl,
+    pub pairs: PairCounts,
+    pub score: f64,
+    pub score_interval: (f64, f64),
+    /// Elo difference; `None` (JSON null) when infinite (0% or 100%).
+    pub elo: Option<f64>,
+    pub elo_interval: (Option<f64>, Option<f64>),
+    pub los: f64,
+    /// Games ended by the ply cap instead of the rules.
+    pub adjudicated: u32,
+    pub sprt: Option<SprtDecision>,
+    pub games: Vec<GameRecord>,
+}
+
+impl MatchResult {
+    fn from_records(
+        cfg: &MatchConfig,
+        mut games: Vec<GameRecord>,
+        sprt: Option<SprtDecision>,
+    ) -> Self {
+        games.sort_by_key(|g| (g.pair, g.leg));
+        let mut wdl = Wdl::default();
+        let mut pairs = PairCounts::default();
+        let mut adjudicated = 0;
+        for g in &games {
+            match g.a_score {
+                s if s > 0.75 => wdl.wins += 1,
+                s if s < 0.25 => wdl.losses += 1,
+                _ => wdl.draws += 1,
+            }
+            adjudicated += (g.reason == "adjudicated") as u32;
+        }
+        for pair in games.chunks(2) {
+            if let [x, y] = pair
+                && x.pair == y.pair
+            {
+                pairs.add(x.a_score, y.a_score);
+            }
+        }
+        let (elo, lo, hi) = pairs.elo();
+        MatchResult {
+            a: cfg.a.to_string(),
+            b: cfg.b.to_string(),
+            variant: cfg.variant.to_string(),
+            wdl,
+            pairs,
+            score: wdl.score(),
+            score_interval: pairs.score_interval(),
+            elo,
+            elo_interval: (lo, hi),
+            los: wdl.los(),
+            adjudicated,
+            sprt,
+            games,
+        }
+    }
+
+    /// All games as one PDN text.
+    pub fn pdn(&self) -> String {
+        self.games
+            .iter()
+            .map(|g| g.pdn.as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+/// Plays one game; `a_first` says whether A plays the side that moves first.
+fn play_game(
+    cfg: &MatchConfig,
+    opening: &Opening,
+    pair: usize,
+    leg: usize,
+) -> Result<GameRecord, SpecError> {
+    let seed = cfg.seed ^ (pair as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ leg as u64;
+    let mut a = make_player(&cfg.a, seed, cfg.external.as_ref())?;
+    let mut b = make_player(&cfg.b, seed ^ 0x5555, cfg.external.as_ref())?;
+    a.new_game();
+    b.new_game();
+    let mut game = opening
+        .game(cfg.variant)
+        .map_err(|e| SpecError(e.to_string()))?;
+    let first = cfg.variant.rules().first_to_move;
+    let a_color = if leg == 0 { first } else { first.opponent() };
+    let mut adjudicated = false;
+    while game.outcome().is_none() {
+        if cfg.max_plies.is_some_and(|cap| game.ply() >= cap) {
+            adjudicated = true;
+            break;
+        }
+        let mover = game.position().side_to_move();
+        let (m, _) = if mover == a_color {
+            a.choose(&game)
+        } else {
+            b.choose(&game)
+        };
+        game.play(&m)
+            .map_err(|e| SpecError(format!("a player chose an illegal move: {e}")))?;
+    }
+    let (a_score, reason) = match game.outcome() {
+        Some(o) => (o.score_for(a_color), o.reason.name().to_string()),
+        None => (0.5, "adjudicated".to_string()),
+    };
+    let (black, white) = if a_color == Color::Black {
+        (a.name(), b.name())
+    } else {
+        (b.name(), a.name())
+    };
+    let round = format!("{}.{}", pair + 1, leg + 1);
+    let opening_text = opening.to_string();
+    let mut tags = vec![
+        ("Event", "tammi match"),
+        ("Round", round.as_str()),
+        ("Black", black.as_str()),
+        ("White", white.as_str()),
+        ("Opening", opening_text.as_str()),
+    ];
+    if adjudicated {
+        tags.push(("Result", "1/2-1/2"));
+        tags.push(("Termination", "adjudicated: ply cap"));
+    }
+    let pdn = write_pdn(&game, &tags);
+    Ok(GameRecord {
+        pair,
+        leg,
+        opening: opening_text,
+        a_color: a_color.name().to_string(),
+        a_score,
+        reason,
+        plies: game.ply(),
+        pdn,
+    })
+}
+
+/// Plays the match; `progress` is called after every game (from worker threads).
+pub fn run_match(
+    cfg: &MatchConfig,
+    progress: impl Fn(&MatchProgress) + Sync,
+) -> Result<MatchResult, SpecError> {
+    if cfg.openings.is_empty() {
+        return Err(SpecError("no openings to play".into()));
+    }
+    // Fail early on bad specs rather than inside a worker.
+    make_player(&cfg.a, 0, cfg.external.as_ref())?;
+    make_player(&cfg.b, 0, cfg.external.as_ref())?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(cfg.threads.max(1))
+        .build()
+        .map_err(|e| SpecError(format!("cannot start worker threads: {e}")))?;
+    let records: Mutex<Vec<GameRecord>> = Mutex::new(Vec::new());
+    let pair_results: Mutex<PairCounts> = Mutex::new(PairCounts::default());
+    let decision: Mutex<Option<SprtDecision>> =
+        Mutex::new(cfg.sprt.map(|_| SprtDecision::Continue));
+    let stop = AtomicBool::new(false);
+    let error: Mutex<Option<SpecError>> = Mutex::new(None);
+    let total = cfg.pairs * 2;
+    pool.install(|| {
+        (0..cfg.pairs)
+            .into_par_iter()
+            .with_max_len(1)
+            .for_each(|pair| {
+                if stop.load(Ordering::Relaxed) {
+                    return;
+                }
+                let opening = &cfg.openings[pair % cfg.openings.len()];
+                let mut scores = [0.0; 2];
+                for leg in 0..2 {
+                    match play_game(cfg, opening, pair, leg) {
+                        Ok(rec) => {
+                            scores[leg] = rec.a_score;
+                            let mut recs = records.lock().expect("no panics while locked");
+                            recs.push(rec);
+                            let mut wdl = Wdl::default();
+                            for r in recs.iter() {
+                                match r.a_score {
+                                    s if s > 0.75 => wdl.wins += 1,
+                                    s if s < 0.25 => wdl.losses += 1,
+                                    _ => wdl.draws += 1,
+                                }
+                            }
+                            progress(&MatchProgress {
+                                games_done: recs.len(),
+                                games_total: total,
+                                wdl,
+                            });
+                        }
+                        Err(e) => {
+                            *error.lock().expect("no panics while locked") = Some(e);
+                            stop.store(true, Ordering::Relaxed);
+                            return;
+                        }
+                    }
+                }
+                if let Some(sprt) = cfg.sprt {
+                    let mut p = pair_results.lock().expect("no panics while locked");
+                    p.add(scores[0], scores[1]);
+                    let d = sprt.decide(&p);
+                    if d != SprtDecision::Continue {
+                        let mut dec = decision.lock().expect("no panics while locked");
+                        if *dec == Some(SprtDecision::Continue) {
+                            *dec = Some(d);
+                        }
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                }
+            });
+    });
+    if let Some(e) = error.into_inner().expect("no panics while locked") {
+        return Err(e);
+    }
+    let records = records.into_inner().expect("no panics while locked");
+    let decision = decision.into_inner().expect("no panics while locked");
+    Ok(MatchResult::from_records(cfg, records, decision))
+}
