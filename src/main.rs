@@ -22,6 +22,10 @@ enum Command {
     Moves(commands::moves::Args),
     /// Count the leaves of the move tree (move-generator check and speed test).
     Perft(commands::perft::Args),
+    /// The network's raw outputs for a position: W/D/L and the policy over legal moves.
+    Infer(commands::infer::Args),
+    /// Speed tests (`bench nn`: network inference and training rates).
+    Bench(commands::bench::Args),
 }
 
 fn main() -> ExitCode {
@@ -48,6 +52,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Moves(args) => commands::moves::run(&args),
         Command::Perft(args) => commands::perft::run(&args),
+        Command::Infer(args) => commands::infer::run(&args),
+        Command::Bench(args) => commands::bench::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

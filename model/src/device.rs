@@ -63,7 +63,9 @@ impl FromStr for DeviceChoice {
             .into_iter()
             .find(|d| d.name() == s)
             .ok_or_else(|| {
-                ModelError::Backend(format!("unknown backend {s:?} (expected flex, wgpu or cuda)"))
+                ModelError::Backend(format!(
+                    "unknown backend {s:?} (expected flex, wgpu or cuda)"
+                ))
             })
     }
 }

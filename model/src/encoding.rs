@@ -151,7 +151,8 @@ impl Encoding {
         pos.kings(me).for_each(|s| put(1, s));
         pos.men(them).for_each(|s| put(2, s));
         pos.kings(them).for_each(|s| put(3, s));
-        let np = f32::from(no_progress.min(self.no_progress_scale)) / f32::from(self.no_progress_scale);
+        let np =
+            f32::from(no_progress.min(self.no_progress_scale)) / f32::from(self.no_progress_scale);
         let rep = repetitions.min(2) as f32 / 2.0;
         for s in 0..g.squares() {
             let (r, c) = g.row_col(Square(s as u8));
@@ -201,12 +202,7 @@ pub fn policy_index(pos: &Position, mv: &Move) -> usize {
 /// `shares[i]` is the number of moves in `moves` with the same index as
 /// `moves[i]` (1 when it has its own).  The evaluator divides an index's
 /// probability by it; a trainer sums the targets of moves sharing an index.
-pub fn policy_indices(
-    pos: &Position,
-    moves: &[Move],
-    out: &mut Vec<u32>,
-    shares: &mut Vec<u32>,
-) {
+pub fn policy_indices(pos: &Position, moves: &[Move], out: &mut Vec<u32>, shares: &mut Vec<u32>) {
     out.clear();
     shares.clear();
     out.extend(moves.iter().map(|m| policy_index(pos, m) as u32));

@@ -16,7 +16,10 @@ pub enum ModelError {
     /// The requested backend is not compiled in or not available.
     Backend(String),
     /// A file could not be read or written.
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     /// A checkpoint directory is missing pieces, corrupt, or of another version or shape.
     Checkpoint { path: PathBuf, reason: String },
 }

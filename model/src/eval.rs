@@ -126,6 +126,17 @@ impl Evaluator for UniformEvaluator {
     }
 }
 
+/// Outputs of [`NetEvaluator::forward_raw`] for `n` positions.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RawOutput {
+    /// Policy logits, `n * policy_size` (over the whole index space).
+    pub policy: Vec<f32>,
+    /// W/D/L probabilities, `n * 3`.
+    pub wdl: Vec<f32>,
+    /// Moves left in plies, `n`, when the net has the head.
+    pub moves_left: Option<Vec<f32>>,
+}
+
 /// The network behind the [`Evaluator`] interface.  Cheap to clone (weights
 /// are shared); obtain one from [`crate::Model::evaluator`].
 ///
@@ -161,14 +172,10 @@ impl NetEvaluator {
         &self.net_config
     }
 
-    /// Raw forward pass over already encoded inputs (`n * input_len` floats):
-    /// policy logits (`n * policy_size`), W/D/L probabilities (`n * 3`) and
-    /// moves left in plies (`n`, when the net has the head).  For benchmarks
-    /// and exporters that check outputs.
-    pub fn forward_raw(
-        &self,
-        inputs: &[f32],
-    ) -> Result<(Vec<f32>, Vec<f32>, Option<Vec<f32>>), ModelError> {
+    /// Raw forward pass over already encoded inputs (`n * input_len` floats,
+    /// `[n, planes, rows, cols]` row-major).  For benchmarks and exporters
+    /// that check outputs.
+    pub fn forward_raw(&self, inputs: &[f32]) -> Result<RawOutput, ModelError> {
         let len = self.encoding.input_len();
         if inputs.is_empty() || inputs.len() % len != 0 {
             return Err(ModelError::BadInput(format!(
@@ -185,7 +192,7 @@ impl NetEvaluator {
         let out = self.net.forward(x);
         let to_vec = |t: Tensor<2>| -> Result<Vec<f32>, ModelError> {
             t.into_data()
-                .into_vec::<f32>()
+                .try_into_vec::<f32>()
                 .map_err(|e| ModelError::Backend(format!("reading net output: {e:?}")))
         };
         let policy = to_vec(out.policy)?;
@@ -199,7 +206,11 @@ impl NetEvaluator {
             ),
             None => None,
         };
-        Ok((policy, wdl, moves_left))
+        Ok(RawOutput {
+            policy,
+            wdl,
+            moves_left,
+        })
     }
 }
 
@@ -224,7 +235,11 @@ impl Evaluator for NetEvaluator {
             self.encoding
                 .encode_into(r.position, r.no_progress, r.repetitions, chunk)?;
         }
-        let (logits, wdl, moves_left) = self.forward_raw(&inputs)?;
+        let RawOutput {
+            policy: logits,
+            wdl,
+            moves_left,
+        } = self.forward_raw(&inputs)?;
         let p = self.encoding.policy_size();
         let mut idx = Vec::new();
         let mut shares = Vec::new();

@@ -98,7 +98,13 @@ impl Model {
         let module = {
             let _guard = INIT_LOCK.lock().unwrap_or_else(|e| e.into_inner());
             device.seed(seed);
-            cfg.init(&device)
+            let module = cfg.init(&device);
+            // Parameters initialise lazily, on first use: run one forward pass
+            // while the seeded generator is still ours.
+            let enc = Encoding::new(variant);
+            let zeros = Tensor::<4>::zeros([1, enc.planes(), enc.rows(), enc.cols()], &device);
+            let _ = module.forward(zeros);
+            module
         };
         Ok(Model {
             variant,
@@ -208,7 +214,9 @@ impl Model {
 
     /// The weights as safetensors bytes.
     pub fn weights_bytes(&self) -> Result<Vec<u8>, ModelError> {
-        let mut store = SafetensorsStore::from_bytes(None);
+        // No metadata: it is a hash map, and its random order would make equal
+        // weights serialise to different bytes.
+        let mut store = SafetensorsStore::from_bytes(None).clear_metadata();
         self.net
             .save_into(&mut store)
             .map_err(|e| ModelError::Backend(format!("serialising weights: {e}")))?;
@@ -306,10 +314,9 @@ impl Model {
     /// a missing, truncated or corrupt file is an error.
     pub fn load(dir: &Path, variant: Variant, backend: DeviceChoice) -> Result<Model, ModelError> {
         let card = Model::read_card(dir)?;
-        let found: Variant = card
-            .variant
-            .parse()
-            .map_err(|_| ModelError::checkpoint(dir, format!("unknown variant {:?}", card.variant)))?;
+        let found: Variant = card.variant.parse().map_err(|_| {
+            ModelError::checkpoint(dir, format!("unknown variant {:?}", card.variant))
+        })?;
         if found != variant {
             return Err(ModelError::checkpoint(
                 dir,
@@ -332,7 +339,10 @@ impl Model {
             ));
         }
         if card.weights.file.contains(['/', '\\']) || card.weights.file.starts_with('.') {
-            return Err(ModelError::checkpoint(dir, "weights file name must be a plain name"));
+            return Err(ModelError::checkpoint(
+                dir,
+                "weights file name must be a plain name",
+            ));
         }
         let wpath = dir.join(&card.weights.file);
         let bytes = fs::read(&wpath).map_err(|e| ModelError::io(&wpath, e))?;
@@ -351,7 +361,10 @@ impl Model {
         if hash != card.weights.fnv1a64 {
             return Err(ModelError::checkpoint(
                 dir,
-                format!("{} is corrupt (hash {hash}, card says {})", card.weights.file, card.weights.fnv1a64),
+                format!(
+                    "{} is corrupt (hash {hash}, card says {})",
+                    card.weights.file, card.weights.fnv1a64
+                ),
             ));
         }
         let device = backend.device()?;
@@ -360,7 +373,11 @@ impl Model {
         net.load_from(&mut store).map_err(|e| {
             ModelError::checkpoint(
                 dir,
-                format!("weights do not fit the card's net {:?}: {}", card.net, first_line(&e.to_string())),
+                format!(
+                    "weights do not fit the card's net {:?}: {}",
+                    card.net,
+                    first_line(&e.to_string())
+                ),
             )
         })?;
         Ok(Model {

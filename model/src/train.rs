@@ -112,10 +112,12 @@ impl TrainBatch {
         }
         let start = self.inputs.len();
         self.inputs.resize(start + self.encoding.input_len(), 0.0);
-        if let Err(e) = self
-            .encoding
-            .encode_into(position, no_progress, repetitions, &mut self.inputs[start..])
-        {
+        if let Err(e) = self.encoding.encode_into(
+            position,
+            no_progress,
+            repetitions,
+            &mut self.inputs[start..],
+        ) {
             self.inputs.truncate(start);
             return Err(e);
         }
@@ -193,7 +195,9 @@ impl Trainer {
             return Err(ModelError::BadInput("empty training batch".into()));
         }
         if !(lr.is_finite() && lr > 0.0) {
-            return Err(ModelError::BadInput(format!("learning rate {lr} must be positive")));
+            return Err(ModelError::BadInput(format!(
+                "learning rate {lr} must be positive"
+            )));
         }
         let n = batch.len;
         let e = &batch.encoding;
@@ -210,12 +214,17 @@ impl Trainer {
         let out = self.net.forward(x);
         let policy_loss = (tp * log_softmax(out.policy, 1)).sum_dim(1).mean().neg();
         let value_loss = (tv * log_softmax(out.wdl, 1)).sum_dim(1).mean().neg();
-        let mut total = policy_loss.clone() + value_loss.clone().mul_scalar(self.config.value_weight);
+        let mut total =
+            policy_loss.clone() + value_loss.clone().mul_scalar(self.config.value_weight);
         let mut ml_loss = None;
         if let (Some(pred), false) = (out.moves_left, batch.moves_left.is_empty()) {
             let t = Tensor::<2>::from_data(
                 TensorData::new(
-                    batch.moves_left.iter().map(|m| m / MOVES_LEFT_SCALE).collect::<Vec<_>>(),
+                    batch
+                        .moves_left
+                        .iter()
+                        .map(|m| m / MOVES_LEFT_SCALE)
+                        .collect::<Vec<_>>(),
                     [n, 1],
                 ),
                 dev,

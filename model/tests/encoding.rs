@@ -29,7 +29,11 @@ fn random_positions(v: Variant, want: usize, seed: u64) -> Vec<(Position, u16, u
             if g.outcome().is_some() {
                 break;
             }
-            out.push((*g.position(), g.no_progress_plies(), g.repetition_count() as u32));
+            out.push((
+                *g.position(),
+                g.no_progress_plies(),
+                g.repetition_count() as u32,
+            ));
             let moves = g.legal_moves();
             let m = moves[rng.below(moves.len())];
             g.play(&m).unwrap();
@@ -59,7 +63,8 @@ fn every_legal_move_maps_to_a_valid_index_and_only_multi_captures_share() {
     for v in Variant::ALL {
         let positions = random_positions(v, 3000, 0x7a11 + v as u64);
         let size = policy_size(v);
-        let (mut moves_seen, mut shared_moves, mut positions_with_sharing) = (0usize, 0usize, 0usize);
+        let (mut moves_seen, mut shared_moves, mut positions_with_sharing) =
+            (0usize, 0usize, 0usize);
         let mut idx = Vec::new();
         let mut shares = Vec::new();
         for (pos, _, _) in &positions {
@@ -75,7 +80,10 @@ fn every_legal_move_maps_to_a_valid_index_and_only_multi_captures_share() {
                 // The documented collision: captures with the same origin and
                 // destination but other paths or captured sets.
                 for m in group {
-                    assert!(m.is_capture(), "{v} {pos:?}: simple move shares an index: {group:?}");
+                    assert!(
+                        m.is_capture(),
+                        "{v} {pos:?}: simple move shares an index: {group:?}"
+                    );
                     assert!(m.from() == group[0].from() && m.to() == group[0].to());
                 }
                 shared_moves += group.len();
@@ -107,7 +115,10 @@ fn a_position_and_its_colour_flipped_mirror_encode_identically() {
         let enc = Encoding::new(v);
         let mut a = vec![0.0; enc.input_len()];
         let mut b = vec![0.0; enc.input_len()];
-        for (k, (pos, np, rep)) in random_positions(v, 1500, 0x5eed + v as u64).iter().enumerate() {
+        for (k, (pos, np, rep)) in random_positions(v, 1500, 0x5eed + v as u64)
+            .iter()
+            .enumerate()
+        {
             let flipped = pos.colour_flipped();
             enc.encode_into(pos, *np, *rep, &mut a).unwrap();
             enc.encode_into(&flipped, *np, *rep, &mut b).unwrap();
@@ -116,7 +127,11 @@ fn a_position_and_its_colour_flipped_mirror_encode_identically() {
             if k % 5 == 0 {
                 for m in pos.legal_moves().iter() {
                     let fm = mirror_move(v, &flipped, m);
-                    assert_eq!(policy_index(pos, m), policy_index(&flipped, &fm), "{v} {pos:?} {m:?}");
+                    assert_eq!(
+                        policy_index(pos, m),
+                        policy_index(&flipped, &fm),
+                        "{v} {pos:?} {m:?}"
+                    );
                 }
             }
         }

@@ -113,11 +113,17 @@ fn same_seed_same_net_and_other_variant_is_refused() {
     let a = Model::new(Variant::English, &small_resnet(), 5, FLEX).unwrap();
     let b = Model::new(Variant::English, &small_resnet(), 5, FLEX).unwrap();
     let c = Model::new(Variant::English, &small_resnet(), 6, FLEX).unwrap();
-    assert_eq!(a.weights_bytes().unwrap(), b.weights_bytes().unwrap());
-    assert_ne!(a.weights_bytes().unwrap(), c.weights_bytes().unwrap());
+    let hash = |m: &Model| tammi_model::fnv1a64(&m.weights_bytes().unwrap());
+    assert_eq!(hash(&a), hash(&b), "same seed, other weights");
+    assert_ne!(hash(&a), hash(&c), "other seed, same weights");
     let pos = Position::start(Variant::Italian);
     let moves = pos.legal_moves();
-    let req = EvalRequest { position: &pos, moves: &moves, no_progress: 0, repetitions: 0 };
+    let req = EvalRequest {
+        position: &pos,
+        moves: &moves,
+        no_progress: 0,
+        repetitions: 0,
+    };
     let mut out = Vec::new();
     assert!(matches!(
         a.evaluator().evaluate(&[req], &mut out),
@@ -151,8 +157,10 @@ fn save_then_load_gives_bit_identical_outputs() {
         let games = line_positions(v, 12);
         let (a, b) = (evaluate(&model, &games), evaluate(&loaded, &games));
         for (x, y) in a.iter().zip(&b) {
-            assert_eq!(x.policy.iter().map(|p| p.to_bits()).collect::<Vec<_>>(),
-                       y.policy.iter().map(|p| p.to_bits()).collect::<Vec<_>>());
+            assert_eq!(
+                x.policy.iter().map(|p| p.to_bits()).collect::<Vec<_>>(),
+                y.policy.iter().map(|p| p.to_bits()).collect::<Vec<_>>()
+            );
             assert_eq!(x.wdl.map(f32::to_bits), y.wdl.map(f32::to_bits));
         }
         // Saving over an existing checkpoint is refused.
@@ -244,7 +252,9 @@ fn every_corrupt_checkpoint_case_is_a_clear_error() {
     expect_checkpoint_error(&p, v, "invalid config");
 
     let p = copy("escape");
-    edit_card(&p, &|c| c["weights"]["file"] = "../good/weights.safetensors".into());
+    edit_card(&p, &|c| {
+        c["weights"]["file"] = "../good/weights.safetensors".into()
+    });
     expect_checkpoint_error(&p, v, "weights path escape");
 
     // After all that, the good one still loads.
@@ -266,12 +276,22 @@ fn the_net_overfits_64_positions_through_both_heads() {
         let mut wdl = [0.0; 3];
         wdl[i % 3] = 1.0;
         batch
-            .push(g.position(), g.no_progress_plies(), g.repetition_count() as u32, moves,
-                  &targets, wdl, Some(40.0 + i as f32))
+            .push(
+                g.position(),
+                g.no_progress_plies(),
+                g.repetition_count() as u32,
+                moves,
+                &targets,
+                wdl,
+                Some(40.0 + i as f32),
+            )
             .unwrap();
         best.push((pick, i % 3));
     }
-    let cfg = NetConfig { moves_left_head: true, ..NetConfig::resnet(2, 16) };
+    let cfg = NetConfig {
+        moves_left_head: true,
+        ..NetConfig::resnet(2, 16)
+    };
     let model = Model::new(v, &cfg, 42, FLEX).unwrap();
     let mut trainer = Trainer::new(&model, TrainConfig::default());
     let t = Instant::now();
@@ -293,10 +313,19 @@ fn the_net_overfits_64_positions_through_both_heads() {
     let out = evaluate(&trained, &games);
     let mut right = 0;
     for (r, (pick, cls)) in out.iter().zip(&best) {
-        let argmax = |xs: &[f32]| xs.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).unwrap().0;
+        let argmax = |xs: &[f32]| {
+            xs.iter()
+                .enumerate()
+                .max_by(|a, b| a.1.total_cmp(b.1))
+                .unwrap()
+                .0
+        };
         right += usize::from(argmax(&r.policy) == *pick && argmax(&r.wdl) == *cls);
     }
-    assert!(right >= 60, "only {right}/64 positions fit in inference mode");
+    assert!(
+        right >= 60,
+        "only {right}/64 positions fit in inference mode"
+    );
 }
 
 #[test]
@@ -304,13 +333,59 @@ fn bad_training_input_is_an_error() {
     let v = Variant::English;
     let g = Game::start(v);
     let mut batch = TrainBatch::new(v);
-    assert!(batch.push(g.position(), 0, 0, g.legal_moves(), &[1.0], [1.0, 0.0, 0.0], None).is_err());
+    assert!(
+        batch
+            .push(
+                g.position(),
+                0,
+                0,
+                g.legal_moves(),
+                &[1.0],
+                [1.0, 0.0, 0.0],
+                None
+            )
+            .is_err()
+    );
     let targets = vec![1.0 / 7.0; 7];
-    batch.push(g.position(), 0, 0, g.legal_moves(), &targets, [1.0, 0.0, 0.0], None).unwrap();
-    assert!(batch.push(g.position(), 0, 0, g.legal_moves(), &targets, [1.0, 0.0, 0.0], Some(3.0)).is_err());
+    batch
+        .push(
+            g.position(),
+            0,
+            0,
+            g.legal_moves(),
+            &targets,
+            [1.0, 0.0, 0.0],
+            None,
+        )
+        .unwrap();
+    assert!(
+        batch
+            .push(
+                g.position(),
+                0,
+                0,
+                g.legal_moves(),
+                &targets,
+                [1.0, 0.0, 0.0],
+                Some(3.0)
+            )
+            .is_err()
+    );
     let other = Position::start(Variant::International);
     let om = other.legal_moves();
-    assert!(batch.push(&other, 0, 0, &om, &vec![0.0; om.len()], [0.0, 1.0, 0.0], None).is_err());
+    assert!(
+        batch
+            .push(
+                &other,
+                0,
+                0,
+                &om,
+                &vec![0.0; om.len()],
+                [0.0, 1.0, 0.0],
+                None
+            )
+            .is_err()
+    );
     assert_eq!(batch.len(), 1);
     let model = Model::new(v, &NetConfig::mlp(1, 8), 0, FLEX).unwrap();
     let mut trainer = Trainer::new(&model, TrainConfig::default());

@@ -1,5 +1,7 @@
 //! One module per subcommand, plus the argument types they share.
 
+pub mod bench;
+pub mod infer;
 pub mod moves;
 pub mod perft;
 
