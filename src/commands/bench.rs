@@ -189,11 +189,12 @@ fn run_nn(a: &NnArgs) -> CliResult {
         }
     };
     if !a.json {
+        let shape = match cfg.kind {
+            tammi_model::NetKind::Resnet => format!("resnet {}x{}", cfg.blocks, cfg.channels),
+            tammi_model::NetKind::Mlp => format!("mlp {}x{}", cfg.layers, cfg.hidden),
+        };
         println!(
-            "net {:?} {}x{} ({} params, {:.2} MFLOP/position forward), {} on {}, rayon threads {}",
-            cfg.kind,
-            cfg.blocks,
-            cfg.channels,
+            "net {shape} ({} params, {:.2} MFLOP/position forward), {} on {}, rayon threads {}",
             model.num_params(),
             flops / 1e6,
             v,
