@@ -28,6 +28,10 @@ enum Command {
     Openings(commands::openings::Args),
     /// Count the leaves of the move tree (move-generator check and speed test).
     Perft(commands::perft::Args),
+    /// The network's raw outputs for a position: W/D/L and the policy over legal moves.
+    Infer(commands::infer::Args),
+    /// Speed tests (`bench nn`: network inference and training rates).
+    Bench(commands::bench::Args),
 }
 
 fn main() -> ExitCode {
@@ -57,6 +61,8 @@ fn main() -> ExitCode {
         Command::Analyze(args) => commands::analyze::run(&args),
         Command::Openings(args) => commands::openings::run(&args),
         Command::Match(args) => commands::matchcmd::run(&args),
+        Command::Infer(args) => commands::infer::run(&args),
+        Command::Bench(args) => commands::bench::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

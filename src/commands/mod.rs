@@ -1,6 +1,8 @@
 //! One module per subcommand, plus the argument types they share.
 
 pub mod analyze;
+pub mod bench;
+pub mod infer;
 pub mod matchcmd;
 pub mod moves;
 pub mod openings;

@@ -1,0 +1,185 @@
+//! The burn network: a residual conv net or a small MLP with a policy head, a
+//! win/draw/loss value head and an optional moves-left head.
+//!
+//! Private to the crate: other crates see [`crate::Model`] and
+//! [`crate::Evaluator`], never burn types.
+
+use crate::config::{NetConfig, NetKind};
+use burn::nn::conv::{Conv2d, Conv2dConfig};
+use burn::nn::{BatchNorm, BatchNormConfig, Linear, LinearConfig, PaddingConfig2d};
+use burn::prelude::*;
+use burn::tensor::activation::relu;
+
+/// Scale of the moves-left head: the head's raw output times this is plies.
+pub const MOVES_LEFT_SCALE: f32 = 100.0;
+
+/// Everything needed to build a [`PolicyValueNet`]: the net's shape plus the
+/// input and output sizes that the variant fixes.
+#[derive(Config, Debug)]
+pub struct PolicyValueNetConfig {
+    /// Body and head sizes.
+    pub net: NetConfig,
+    /// Input planes per position.
+    pub planes: usize,
+    /// Board side length (rows = columns).
+    pub board: usize,
+    /// Policy entries.
+    pub policy: usize,
+}
+
+/// A convolution followed by batch norm (no bias: the norm has one).
+#[derive(Module, Debug)]
+pub struct ConvBn {
+    conv: Conv2d,
+    bn: BatchNorm,
+}
+
+impl ConvBn {
+    fn new(inp: usize, out: usize, kernel: usize, device: &Device) -> ConvBn {
+        let pad = if kernel == 1 {
+            PaddingConfig2d::Valid
+        } else {
+            PaddingConfig2d::Same
+        };
+        ConvBn {
+            conv: Conv2dConfig::new([inp, out], [kernel, kernel])
+                .with_padding(pad)
+                .with_bias(false)
+                .init(device),
+            bn: BatchNormConfig::new(out).init(device),
+        }
+    }
+
+    fn forward(&self, x: Tensor<4>) -> Tensor<4> {
+        self.bn.forward(self.conv.forward(x))
+    }
+}
+
+/// Two 3x3 convolutions with a skip connection.
+#[derive(Module, Debug)]
+pub struct ResBlock {
+    a: ConvBn,
+    b: ConvBn,
+}
+
+impl ResBlock {
+    fn forward(&self, x: Tensor<4>) -> Tensor<4> {
+        let y = relu(self.a.forward(x.clone()));
+        relu(self.b.forward(y) + x)
+    }
+}
+
+/// The ResNet body and the convolutional parts of its heads.
+#[derive(Module, Debug)]
+pub struct ResNetBody {
+    stem: ConvBn,
+    blocks: Vec<ResBlock>,
+    policy_conv: ConvBn,
+    policy_fc: Linear,
+    value_conv: ConvBn,
+}
+
+/// The MLP body and its policy layer.
+#[derive(Module, Debug)]
+pub struct MlpBody {
+    layers: Vec<Linear>,
+    policy_fc: Linear,
+}
+
+/// The policy-value network.  Input `[batch, planes, n, n]`; outputs policy
+/// logits `[batch, policy]`, W/D/L logits `[batch, 3]` and, with the head,
+/// moves left `[batch, 1]` in units of [`MOVES_LEFT_SCALE`] plies.
+#[derive(Module, Debug)]
+pub struct PolicyValueNet {
+    resnet: Option<ResNetBody>,
+    mlp: Option<MlpBody>,
+    value_fc1: Linear,
+    value_fc2: Linear,
+    moves_left_fc: Option<Linear>,
+}
+
+/// Raw outputs of one forward pass.
+pub struct NetOutput {
+    pub policy: Tensor<2>,
+    pub wdl: Tensor<2>,
+    pub moves_left: Option<Tensor<2>>,
+}
+
+impl PolicyValueNetConfig {
+    /// A freshly initialised net on `device`.
+    pub fn init(&self, device: &Device) -> PolicyValueNet {
+        let c = &self.net;
+        let area = self.board * self.board;
+        let (resnet, mlp, value_in) = match c.kind {
+            NetKind::Resnet => {
+                let body = ResNetBody {
+                    stem: ConvBn::new(self.planes, c.channels, 3, device),
+                    blocks: (0..c.blocks)
+                        .map(|_| ResBlock {
+                            a: ConvBn::new(c.channels, c.channels, 3, device),
+                            b: ConvBn::new(c.channels, c.channels, 3, device),
+                        })
+                        .collect(),
+                    policy_conv: ConvBn::new(c.channels, c.policy_channels, 1, device),
+                    policy_fc: LinearConfig::new(c.policy_channels * area, self.policy)
+                        .init(device),
+                    value_conv: ConvBn::new(c.channels, c.value_channels, 1, device),
+                };
+                (Some(body), None, c.value_channels * area)
+            }
+            NetKind::Mlp => {
+                let input = self.planes * area;
+                let layers = (0..c.layers)
+                    .map(|i| {
+                        let inp = if i == 0 { input } else { c.hidden };
+                        LinearConfig::new(inp, c.hidden).init(device)
+                    })
+                    .collect();
+                let body = MlpBody {
+                    layers,
+                    policy_fc: LinearConfig::new(c.hidden, self.policy).init(device),
+                };
+                (None, Some(body), c.hidden)
+            }
+        };
+        PolicyValueNet {
+            resnet,
+            mlp,
+            value_fc1: LinearConfig::new(value_in, c.hidden).init(device),
+            value_fc2: LinearConfig::new(c.hidden, 3).init(device),
+            moves_left_fc: c
+                .moves_left_head
+                .then(|| LinearConfig::new(c.hidden, 1).init(device)),
+        }
+    }
+}
+
+impl PolicyValueNet {
+    /// One forward pass over a batch of encoded positions.
+    pub fn forward(&self, input: Tensor<4>) -> NetOutput {
+        let (policy, value_features) = if let Some(r) = &self.resnet {
+            let mut x = relu(r.stem.forward(input));
+            for b in &r.blocks {
+                x = b.forward(x);
+            }
+            let p = relu(r.policy_conv.forward(x.clone())).flatten::<2>(1, 3);
+            let v = relu(r.value_conv.forward(x)).flatten::<2>(1, 3);
+            (r.policy_fc.forward(p), v)
+        } else if let Some(m) = &self.mlp {
+            let mut x: Tensor<2> = input.flatten::<2>(1, 3);
+            for l in &m.layers {
+                x = relu(l.forward(x));
+            }
+            (m.policy_fc.forward(x.clone()), x)
+        } else {
+            unreachable!("a PolicyValueNet always has a body")
+        };
+        let h = relu(self.value_fc1.forward(value_features));
+        let moves_left = self.moves_left_fc.as_ref().map(|l| l.forward(h.clone()));
+        NetOutput {
+            policy,
+            wdl: self.value_fc2.forward(h),
+            moves_left,
+        }
+    }
+}

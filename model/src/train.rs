@@ -1,0 +1,267 @@
+//! One optimizer step at a time, behind plain-Rust batches.
+//!
+//! The loss is `policy + value_weight * value + moves_left_weight * moves_left`:
+//! policy is the cross-entropy between the target distribution over the policy
+//! index space and the softmax of the policy logits (illegal indices have
+//! target 0), value the cross-entropy of the W/D/L target with the W/D/L
+//! softmax, moves-left the squared error of the head against plies left /
+//! [`crate::MOVES_LEFT_SCALE`].  The optimizer is AdamW.
+
+use crate::encoding::{Encoding, policy_index};
+use crate::model::Model;
+use crate::net::{MOVES_LEFT_SCALE, PolicyValueNet};
+use crate::{DeviceChoice, ModelError, NetConfig};
+use burn::optim::{AdamWConfig, GradientsParams, ModuleOptimizer};
+use burn::prelude::*;
+use burn::tensor::activation::log_softmax;
+use serde::{Deserialize, Serialize};
+use tammi_rules::{Move, Position, Variant};
+
+/// Optimizer and loss settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TrainConfig {
+    /// AdamW decoupled weight decay.
+    pub weight_decay: f32,
+    /// Weight of the W/D/L loss relative to the policy loss.
+    pub value_weight: f32,
+    /// Weight of the moves-left loss (ignored without the head).
+    pub moves_left_weight: f32,
+}
+
+impl Default for TrainConfig {
+    fn default() -> TrainConfig {
+        TrainConfig {
+            weight_decay: 1e-4,
+            value_weight: 1.0,
+            moves_left_weight: 0.1,
+        }
+    }
+}
+
+/// A batch of training samples, encoded: inputs, dense policy targets, W/D/L
+/// targets and (optionally) plies left.
+#[derive(Clone, Debug)]
+pub struct TrainBatch {
+    encoding: Encoding,
+    inputs: Vec<f32>,
+    policy: Vec<f32>,
+    wdl: Vec<f32>,
+    moves_left: Vec<f32>,
+    len: usize,
+}
+
+impl TrainBatch {
+    /// An empty batch for a variant.
+    pub fn new(variant: Variant) -> TrainBatch {
+        TrainBatch {
+            encoding: Encoding::new(variant),
+            inputs: Vec::new(),
+            policy: Vec::new(),
+            wdl: Vec::new(),
+            moves_left: Vec::new(),
+            len: 0,
+        }
+    }
+
+    /// Number of samples.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the batch has no sample.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Removes every sample, keeping the buffers.
+    pub fn clear(&mut self) {
+        self.inputs.clear();
+        self.policy.clear();
+        self.wdl.clear();
+        self.moves_left.clear();
+        self.len = 0;
+    }
+
+    /// Adds one sample: a position with its game state, its legal moves with
+    /// a target probability each (summed into shared policy indices), the
+    /// W/D/L target for the side to move, and plies left if known (every
+    /// sample of a batch must have it, or none).
+    #[allow(clippy::too_many_arguments)]
+    pub fn push(
+        &mut self,
+        position: &Position,
+        no_progress: u16,
+        repetitions: u32,
+        moves: &[Move],
+        move_targets: &[f32],
+        wdl: [f32; 3],
+        moves_left: Option<f32>,
+    ) -> Result<(), ModelError> {
+        if moves.len() != move_targets.len() {
+            return Err(ModelError::BadInput(format!(
+                "{} moves but {} move targets",
+                moves.len(),
+                move_targets.len()
+            )));
+        }
+        if self.len > 0 && moves_left.is_some() == self.moves_left.is_empty() {
+            return Err(ModelError::BadInput(
+                "moves-left targets must be given for every sample of a batch or for none".into(),
+            ));
+        }
+        let start = self.inputs.len();
+        self.inputs.resize(start + self.encoding.input_len(), 0.0);
+        if let Err(e) = self.encoding.encode_into(
+            position,
+            no_progress,
+            repetitions,
+            &mut self.inputs[start..],
+        ) {
+            self.inputs.truncate(start);
+            return Err(e);
+        }
+        let p = self.encoding.policy_size();
+        let base = self.policy.len();
+        self.policy.resize(base + p, 0.0);
+        for (m, &t) in moves.iter().zip(move_targets) {
+            self.policy[base + policy_index(position, m)] += t;
+        }
+        self.wdl.extend_from_slice(&wdl);
+        if let Some(m) = moves_left {
+            self.moves_left.push(m);
+        }
+        self.len += 1;
+        Ok(())
+    }
+}
+
+/// Losses of one step (means over the batch).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Losses {
+    pub total: f32,
+    pub policy: f32,
+    pub value: f32,
+    pub moves_left: f32,
+}
+
+/// A model being trained: the network on the autodiff device plus the optimizer state.
+pub struct Trainer {
+    net: PolicyValueNet,
+    optim: ModuleOptimizer,
+    config: TrainConfig,
+    variant: Variant,
+    net_config: NetConfig,
+    device: Device,
+    backend: DeviceChoice,
+    steps: u64,
+    parent: Option<String>,
+}
+
+impl Trainer {
+    /// Starts training from a model's weights (its step count carries on).
+    pub fn new(model: &Model, config: TrainConfig) -> Trainer {
+        let device = model.device().clone().autodiff();
+        let net = model.net().clone().fork(&device).train();
+        Trainer {
+            net,
+            optim: AdamWConfig::new()
+                .with_weight_decay(config.weight_decay)
+                .init(),
+            config,
+            variant: model.variant(),
+            net_config: model.net_config().clone(),
+            device,
+            backend: model.backend(),
+            steps: model.training_step(),
+            parent: model.parent().map(str::to_string),
+        }
+    }
+
+    /// Optimizer steps taken (including those of the starting model).
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+
+    /// One optimizer step on a batch with learning rate `lr`.
+    pub fn step(&mut self, batch: &TrainBatch, lr: f64) -> Result<Losses, ModelError> {
+        if batch.encoding.variant() != self.variant {
+            return Err(ModelError::VariantMismatch {
+                expected: self.variant,
+                found: batch.encoding.variant(),
+            });
+        }
+        if batch.is_empty() {
+            return Err(ModelError::BadInput("empty training batch".into()));
+        }
+        if !(lr.is_finite() && lr > 0.0) {
+            return Err(ModelError::BadInput(format!(
+                "learning rate {lr} must be positive"
+            )));
+        }
+        let n = batch.len;
+        let e = &batch.encoding;
+        let dev = &self.device;
+        let x = Tensor::<4>::from_data(
+            TensorData::new(batch.inputs.clone(), [n, e.planes(), e.rows(), e.cols()]),
+            dev,
+        );
+        let tp = Tensor::<2>::from_data(
+            TensorData::new(batch.policy.clone(), [n, e.policy_size()]),
+            dev,
+        );
+        let tv = Tensor::<2>::from_data(TensorData::new(batch.wdl.clone(), [n, 3]), dev);
+        let out = self.net.forward(x);
+        let policy_loss = (tp * log_softmax(out.policy, 1)).sum_dim(1).mean().neg();
+        let value_loss = (tv * log_softmax(out.wdl, 1)).sum_dim(1).mean().neg();
+        let mut total =
+            policy_loss.clone() + value_loss.clone().mul_scalar(self.config.value_weight);
+        let mut ml_loss = None;
+        if let (Some(pred), false) = (out.moves_left, batch.moves_left.is_empty()) {
+            let t = Tensor::<2>::from_data(
+                TensorData::new(
+                    batch
+                        .moves_left
+                        .iter()
+                        .map(|m| m / MOVES_LEFT_SCALE)
+                        .collect::<Vec<_>>(),
+                    [n, 1],
+                ),
+                dev,
+            );
+            let l = (pred - t).powi_scalar(2).mean();
+            total = total + l.clone().mul_scalar(self.config.moves_left_weight);
+            ml_loss = Some(l);
+        }
+        let scalar = |t: Tensor<1>| -> f32 { t.into_scalar::<f32>() };
+        let losses = Losses {
+            total: scalar(total.clone().detach()),
+            policy: scalar(policy_loss.detach()),
+            value: scalar(value_loss.detach()),
+            moves_left: ml_loss.map(|l| scalar(l.detach())).unwrap_or(0.0),
+        };
+        if !losses.total.is_finite() {
+            return Err(ModelError::BadInput(format!(
+                "loss is {} (targets must be finite probabilities)",
+                losses.total
+            )));
+        }
+        let grads = GradientsParams::from_grads(total.backward(), &self.net);
+        self.net = self.optim.step(lr, self.net.clone(), grads);
+        self.steps += 1;
+        Ok(losses)
+    }
+
+    /// The current weights as an inference model (training step recorded).
+    pub fn model(&self) -> Result<Model, ModelError> {
+        let net = self.net.valid();
+        Model::from_parts(
+            self.variant,
+            self.net_config.clone(),
+            self.steps,
+            self.parent.clone(),
+            net,
+            self.backend,
+        )
+    }
+}

@@ -1,0 +1,395 @@
+//! Network outputs, checkpoints and learning.
+
+use std::fs;
+use std::path::Path;
+use std::time::Instant;
+use tammi_model::{
+    CARD_FILE, DeviceChoice, EvalRequest, EvalResult, Evaluator, Model, ModelError, NetConfig,
+    TrainBatch, TrainConfig, Trainer, WEIGHTS_FILE,
+};
+use tammi_rules::{Game, Position, Variant};
+
+const FLEX: DeviceChoice = DeviceChoice::Flex;
+
+fn small_resnet() -> NetConfig {
+    NetConfig {
+        moves_left_head: true,
+        ..NetConfig::resnet(1, 8)
+    }
+}
+
+/// Positions from a fixed line of play (first legal move, then second, ...).
+fn line_positions(v: Variant, n: usize) -> Vec<Game> {
+    let mut out = Vec::new();
+    let mut g = Game::start(v);
+    let mut k = 0usize;
+    while out.len() < n {
+        if g.outcome().is_some() || g.ply() > 80 {
+            g = Game::start(v);
+            k += 1;
+        }
+        out.push(g.clone());
+        let moves = g.legal_moves();
+        let m = moves[(k + g.ply() * 7) % moves.len()];
+        g.play(&m).unwrap();
+    }
+    out
+}
+
+fn evaluate(model: &Model, games: &[Game]) -> Vec<EvalResult> {
+    let reqs: Vec<EvalRequest> = games
+        .iter()
+        .map(|g| EvalRequest {
+            position: g.position(),
+            moves: g.legal_moves(),
+            no_progress: g.no_progress_plies(),
+            repetitions: g.repetition_count() as u32,
+        })
+        .collect();
+    let mut out = Vec::new();
+    model.evaluator().evaluate(&reqs, &mut out).unwrap();
+    out
+}
+
+#[test]
+fn wdl_and_legal_policy_sum_to_one_for_every_variant_and_kind() {
+    for v in Variant::ALL {
+        for cfg in [small_resnet(), NetConfig::mlp(2, 32)] {
+            let model = Model::new(v, &cfg, 11, FLEX).unwrap();
+            let games = line_positions(v, 24);
+            let out = evaluate(&model, &games);
+            assert_eq!(out.len(), games.len());
+            for (g, r) in games.iter().zip(&out) {
+                assert_eq!(r.policy.len(), g.legal_moves().len());
+                let ps: f32 = r.policy.iter().sum();
+                assert!((ps - 1.0).abs() < 1e-4, "{v} policy sums to {ps}");
+                assert!(r.policy.iter().all(|p| *p >= 0.0));
+                let ws: f32 = r.wdl.iter().sum();
+                assert!((ws - 1.0).abs() < 1e-5, "{v} wdl sums to {ws}");
+                assert!((-1.0..=1.0).contains(&r.value()));
+                assert_eq!(r.moves_left.is_some(), cfg.moves_left_head);
+            }
+        }
+    }
+}
+
+#[test]
+fn batched_and_single_evaluation_agree_and_threads_share_an_evaluator() {
+    let model = Model::new(Variant::English, &small_resnet(), 3, FLEX).unwrap();
+    let games = line_positions(Variant::English, 16);
+    let batched = evaluate(&model, &games);
+    for (g, b) in games.iter().zip(&batched) {
+        let single = evaluate(&model, std::slice::from_ref(g));
+        for (x, y) in single[0].policy.iter().zip(&b.policy) {
+            assert!((x - y).abs() < 1e-5);
+        }
+        for (x, y) in single[0].wdl.iter().zip(&b.wdl) {
+            assert!((x - y).abs() < 1e-5);
+        }
+    }
+    let ev = model.evaluator();
+    std::thread::scope(|s| {
+        for _ in 0..3 {
+            s.spawn(|| {
+                let reqs: Vec<EvalRequest> = games
+                    .iter()
+                    .map(|g| EvalRequest {
+                        position: g.position(),
+                        moves: g.legal_moves(),
+                        no_progress: 0,
+                        repetitions: 0,
+                    })
+                    .collect();
+                let mut out = Vec::new();
+                ev.evaluate(&reqs, &mut out).unwrap();
+                assert_eq!(out.len(), games.len());
+            });
+        }
+    });
+}
+
+#[test]
+fn same_seed_same_net_and_other_variant_is_refused() {
+    let a = Model::new(Variant::English, &small_resnet(), 5, FLEX).unwrap();
+    let b = Model::new(Variant::English, &small_resnet(), 5, FLEX).unwrap();
+    let c = Model::new(Variant::English, &small_resnet(), 6, FLEX).unwrap();
+    let hash = |m: &Model| tammi_model::fnv1a64(&m.weights_bytes().unwrap());
+    assert_eq!(hash(&a), hash(&b), "same seed, other weights");
+    assert_ne!(hash(&a), hash(&c), "other seed, same weights");
+    let pos = Position::start(Variant::Italian);
+    let moves = pos.legal_moves();
+    let req = EvalRequest {
+        position: &pos,
+        moves: &moves,
+        no_progress: 0,
+        repetitions: 0,
+    };
+    let mut out = Vec::new();
+    assert!(matches!(
+        a.evaluator().evaluate(&[req], &mut out),
+        Err(ModelError::VariantMismatch { .. })
+    ));
+}
+
+#[test]
+fn save_then_load_gives_bit_identical_outputs() {
+    let dir = tempfile::tempdir().unwrap();
+    for (v, cfg) in [
+        (Variant::English, small_resnet()),
+        (Variant::International, NetConfig::mlp(2, 16)),
+    ] {
+        let mut model = Model::new(v, &cfg, 9, FLEX).unwrap();
+        model.set_parent(Some("gen-0".into()));
+        let path = dir.path().join(format!("ckpt-{v}"));
+        let card = model.save(&path).unwrap();
+        assert!(path.join(CARD_FILE).is_file() && path.join(WEIGHTS_FILE).is_file());
+        // No temporary directory is left behind.
+        let leftovers: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().starts_with('.'))
+            .collect();
+        assert!(leftovers.is_empty());
+        let loaded = Model::load(&path, v, FLEX).unwrap();
+        assert_eq!(loaded.net_config(), &cfg);
+        assert_eq!(loaded.parent(), Some("gen-0"));
+        assert_eq!(Model::read_card(&path).unwrap(), card);
+        let games = line_positions(v, 12);
+        let (a, b) = (evaluate(&model, &games), evaluate(&loaded, &games));
+        for (x, y) in a.iter().zip(&b) {
+            assert_eq!(
+                x.policy.iter().map(|p| p.to_bits()).collect::<Vec<_>>(),
+                y.policy.iter().map(|p| p.to_bits()).collect::<Vec<_>>()
+            );
+            assert_eq!(x.wdl.map(f32::to_bits), y.wdl.map(f32::to_bits));
+        }
+        // Saving over an existing checkpoint is refused.
+        assert!(model.save(&path).is_err());
+    }
+}
+
+fn expect_checkpoint_error(path: &Path, variant: Variant, what: &str) -> String {
+    match Model::load(path, variant, FLEX) {
+        Ok(_) => panic!("{what}: loading succeeded"),
+        Err(e) => {
+            let msg = e.to_string();
+            assert!(!msg.is_empty() && !msg.contains('\n'), "{what}: {msg:?}");
+            msg
+        }
+    }
+}
+
+#[test]
+fn every_corrupt_checkpoint_case_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = Variant::English;
+    let model = Model::new(v, &small_resnet(), 1, FLEX).unwrap();
+    let good = dir.path().join("good");
+    model.save(&good).unwrap();
+    let copy = |name: &str| {
+        let p = dir.path().join(name);
+        fs::create_dir(&p).unwrap();
+        for f in [CARD_FILE, WEIGHTS_FILE] {
+            fs::copy(good.join(f), p.join(f)).unwrap();
+        }
+        p
+    };
+    let edit_card = |p: &Path, f: &dyn Fn(&mut serde_json::Value)| {
+        let mut card: serde_json::Value =
+            serde_json::from_str(&fs::read_to_string(p.join(CARD_FILE)).unwrap()).unwrap();
+        f(&mut card);
+        fs::write(p.join(CARD_FILE), serde_json::to_string(&card).unwrap()).unwrap();
+    };
+
+    let m = expect_checkpoint_error(&dir.path().join("missing"), v, "missing dir");
+    assert!(m.contains("card.json"), "{m}");
+
+    let m = expect_checkpoint_error(&good, Variant::Italian, "other variant");
+    assert!(m.contains("english"), "{m}");
+
+    let p = copy("truncated");
+    let bytes = fs::read(p.join(WEIGHTS_FILE)).unwrap();
+    fs::write(p.join(WEIGHTS_FILE), &bytes[..bytes.len() / 2]).unwrap();
+    assert!(expect_checkpoint_error(&p, v, "truncated").contains("truncated"));
+
+    let p = copy("flipped-bit");
+    let mut bytes = fs::read(p.join(WEIGHTS_FILE)).unwrap();
+    let k = bytes.len() - 10;
+    bytes[k] ^= 0x40;
+    fs::write(p.join(WEIGHTS_FILE), &bytes).unwrap();
+    assert!(expect_checkpoint_error(&p, v, "flipped bit").contains("corrupt"));
+
+    let p = copy("no-weights");
+    fs::remove_file(p.join(WEIGHTS_FILE)).unwrap();
+    expect_checkpoint_error(&p, v, "no weights");
+
+    let p = copy("garbage-card");
+    fs::write(p.join(CARD_FILE), "{\"format_version\": 1, ").unwrap();
+    assert!(expect_checkpoint_error(&p, v, "garbage card").contains("unreadable card"));
+
+    let p = copy("encoding");
+    edit_card(&p, &|c| c["encoding_version"] = 999.into());
+    assert!(expect_checkpoint_error(&p, v, "encoding").contains("encoding version"));
+
+    let p = copy("format");
+    edit_card(&p, &|c| c["format_version"] = 0.into());
+    assert!(expect_checkpoint_error(&p, v, "format").contains("format version"));
+
+    let p = copy("shape");
+    edit_card(&p, &|c| c["net"]["channels"] = 16.into());
+    assert!(expect_checkpoint_error(&p, v, "net shape").contains("do not fit"));
+
+    let p = copy("blocks");
+    edit_card(&p, &|c| c["net"]["blocks"] = 2.into());
+    expect_checkpoint_error(&p, v, "more blocks than weights");
+
+    let p = copy("kind");
+    edit_card(&p, &|c| c["net"]["kind"] = "mlp".into());
+    expect_checkpoint_error(&p, v, "other kind");
+
+    let p = copy("bad-config");
+    edit_card(&p, &|c| c["net"]["channels"] = 0.into());
+    expect_checkpoint_error(&p, v, "invalid config");
+
+    let p = copy("escape");
+    edit_card(&p, &|c| {
+        c["weights"]["file"] = "../good/weights.safetensors".into()
+    });
+    expect_checkpoint_error(&p, v, "weights path escape");
+
+    // After all that, the good one still loads.
+    Model::load(&good, v, FLEX).unwrap();
+}
+
+#[test]
+fn the_net_overfits_64_positions_through_both_heads() {
+    // Fixed targets: for each position one "best" legal move and a W/D/L class.
+    let v = Variant::English;
+    let games = line_positions(v, 64);
+    let mut batch = TrainBatch::new(v);
+    let mut best = Vec::new();
+    for (i, g) in games.iter().enumerate() {
+        let moves = g.legal_moves();
+        let pick = (i * 5) % moves.len();
+        let mut targets = vec![0.0; moves.len()];
+        targets[pick] = 1.0;
+        let mut wdl = [0.0; 3];
+        wdl[i % 3] = 1.0;
+        batch
+            .push(
+                g.position(),
+                g.no_progress_plies(),
+                g.repetition_count() as u32,
+                moves,
+                &targets,
+                wdl,
+                Some(40.0 + i as f32),
+            )
+            .unwrap();
+        best.push((pick, i % 3));
+    }
+    let cfg = NetConfig {
+        moves_left_head: true,
+        ..NetConfig::resnet(2, 16)
+    };
+    let model = Model::new(v, &cfg, 42, FLEX).unwrap();
+    let mut trainer = Trainer::new(&model, TrainConfig::default());
+    let t = Instant::now();
+    let first = trainer.step(&batch, 3e-3).unwrap();
+    let mut last = first;
+    for _ in 0..150 {
+        last = trainer.step(&batch, 3e-3).unwrap();
+    }
+    let secs = t.elapsed().as_secs_f64();
+    println!("overfit: {first:?} -> {last:?} in {secs:.1}s");
+    assert!(first.policy > 1.0 && first.value > 0.9, "{first:?}");
+    assert!(last.policy < 0.2, "policy loss stayed at {}", last.policy);
+    assert!(last.value < 0.2, "value loss stayed at {}", last.value);
+    assert!(last.moves_left < first.moves_left, "{first:?} {last:?}");
+    assert_eq!(trainer.steps(), 151);
+    // The trained inference model picks the targets.
+    let trained = trainer.model().unwrap();
+    assert_eq!(trained.training_step(), 151);
+    let out = evaluate(&trained, &games);
+    let mut right = 0;
+    for (r, (pick, cls)) in out.iter().zip(&best) {
+        let argmax = |xs: &[f32]| {
+            xs.iter()
+                .enumerate()
+                .max_by(|a, b| a.1.total_cmp(b.1))
+                .unwrap()
+                .0
+        };
+        right += usize::from(argmax(&r.policy) == *pick && argmax(&r.wdl) == *cls);
+    }
+    assert!(
+        right >= 60,
+        "only {right}/64 positions fit in inference mode"
+    );
+}
+
+#[test]
+fn bad_training_input_is_an_error() {
+    let v = Variant::English;
+    let g = Game::start(v);
+    let mut batch = TrainBatch::new(v);
+    assert!(
+        batch
+            .push(
+                g.position(),
+                0,
+                0,
+                g.legal_moves(),
+                &[1.0],
+                [1.0, 0.0, 0.0],
+                None
+            )
+            .is_err()
+    );
+    let targets = vec![1.0 / 7.0; 7];
+    batch
+        .push(
+            g.position(),
+            0,
+            0,
+            g.legal_moves(),
+            &targets,
+            [1.0, 0.0, 0.0],
+            None,
+        )
+        .unwrap();
+    assert!(
+        batch
+            .push(
+                g.position(),
+                0,
+                0,
+                g.legal_moves(),
+                &targets,
+                [1.0, 0.0, 0.0],
+                Some(3.0)
+            )
+            .is_err()
+    );
+    let other = Position::start(Variant::International);
+    let om = other.legal_moves();
+    assert!(
+        batch
+            .push(
+                &other,
+                0,
+                0,
+                &om,
+                &vec![0.0; om.len()],
+                [0.0, 1.0, 0.0],
+                None
+            )
+            .is_err()
+    );
+    assert_eq!(batch.len(), 1);
+    let model = Model::new(v, &NetConfig::mlp(1, 8), 0, FLEX).unwrap();
+    let mut trainer = Trainer::new(&model, TrainConfig::default());
+    assert!(trainer.step(&TrainBatch::new(v), 1e-3).is_err());
+    assert!(trainer.step(&batch, -1.0).is_err());
+    assert!(trainer.step(&batch, 1e-3).is_ok());
+}
