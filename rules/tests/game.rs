@@ -156,8 +156,8 @@ fn repetition_needs_the_same_side_to_move() {
 #[test]
 fn man_move_clears_repetition_history() {
     let mut g = Game::from_position(pos(Variant::English, "B:WK32,21:BK1"));
-    for ply in 0..4 {
-        g.play_text(SHUFFLE[ply]).unwrap();
+    for text in SHUFFLE {
+        g.play_text(text).unwrap();
     }
     assert_eq!(g.repetition_count(), 1);
     g.play_text("1-6").unwrap();
