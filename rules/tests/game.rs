@@ -453,7 +453,7 @@ fn flip_number(v: Variant, n: u32) -> u32 {
 }
 
 proptest! {
-    #![proptest_config(Config { cases: 200, failure_persistence: None, ..Config::default() })]
+    #![proptest_config(Config { cases: 1000, failure_persistence: None, ..Config::default() })]
 
     #[test]
     fn incremental_hash_equals_fresh_hash(v in variant_strategy(), seed in any::<u64>()) {

@@ -71,7 +71,7 @@ fn variant_strategy() -> impl Strategy<Value = Variant> {
 }
 
 proptest! {
-    #![proptest_config(Config { cases: 150, failure_persistence: None, ..Config::default() })]
+    #![proptest_config(Config { cases: 400, failure_persistence: None, ..Config::default() })]
 
     #[test]
     fn random_games_round_trip(v in variant_strategy(), seed in any::<u64>(), plies in 0usize..250) {
@@ -348,7 +348,7 @@ fn move_like() -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(Config { cases: 2000, failure_persistence: None, ..Config::default() })]
+    #![proptest_config(Config { cases: 5000, failure_persistence: None, ..Config::default() })]
 
     #[test]
     fn read_pdn_never_panics(s in prop_oneof![any::<String>(), pdn_like()], v in variant_strategy()) {

@@ -694,11 +694,11 @@ macro_rules! variant_properties {
     };
 }
 
-variant_properties!(english, Variant::English, 500, 20000);
-variant_properties!(italian, Variant::Italian, 500, 20000);
-variant_properties!(international, Variant::International, 250, 12000);
-variant_properties!(russian, Variant::Russian, 500, 20000);
-variant_properties!(brazilian, Variant::Brazilian, 500, 20000);
+variant_properties!(english, Variant::English, 1000, 40000);
+variant_properties!(italian, Variant::Italian, 1000, 40000);
+variant_properties!(international, Variant::International, 500, 25000);
+variant_properties!(russian, Variant::Russian, 1000, 40000);
+variant_properties!(brazilian, Variant::Brazilian, 1000, 40000);
 
 /// Perft `Paths` counts every capture path, `Unique` counts moves with the same
 /// origin, destination and captured set once (checked against the reference to depth 2).
