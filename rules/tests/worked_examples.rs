@@ -1,0 +1,270 @@
+//! The worked examples of RULES.md §6.1 (English, E1–E8) and §6.2 (Italian, I0–I7).
+//!
+//! Each test asserts the complete legal move set as text and, where RULES.md
+//! states it, the position after the move.
+
+use tammi_rules::{
+    Color, EndReason, Game, GameError, MoveTextError, Outcome, Position, Variant, parse_fen,
+    parse_move, sorted_texts, to_fen,
+};
+
+fn pos(v: Variant, fen: &str) -> Position {
+    parse_fen(v, fen).unwrap_or_else(|e| panic!("{fen}: {e}"))
+}
+
+fn legal(p: &Position) -> Vec<String> {
+    sorted_texts(p.variant(), &p.legal_moves())
+}
+
+/// Asserts the legal moves of a position (in any order).
+fn assert_legal(p: &Position, expected: &[&str]) {
+    let mut want: Vec<String> = expected.iter().map(|s| s.to_string()).collect();
+    want.sort();
+    let mut got = legal(p);
+    got.sort();
+    assert_eq!(got, want, "{} {}", p.variant(), to_fen(p));
+}
+
+/// The FEN after playing the move with exactly this text.
+fn after(p: &Position, text: &str) -> String {
+    let m = p
+        .legal_moves()
+        .iter()
+        .copied()
+        .find(|m| tammi_rules::move_text(p.variant(), m) == text)
+        .unwrap_or_else(|| panic!("{text} not legal in {}", to_fen(p)));
+    to_fen(&p.play(&m).unwrap())
+}
+
+fn assert_illegal(p: &Position, text: &str) {
+    match parse_move(p, text) {
+        Err(MoveTextError::Illegal { text: t, legal: l }) => {
+            assert_eq!(t, text);
+            assert_eq!(l, legal(p));
+        }
+        other => panic!("{text} in {}: expected Illegal, got {other:?}", to_fen(p)),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// §6.1 English
+// ---------------------------------------------------------------------------
+
+#[test]
+fn e1_start_position() {
+    let p = Position::start(Variant::English);
+    assert_eq!(p.side_to_move(), Color::Black);
+    assert_eq!(
+        legal(&p),
+        ["9-13", "9-14", "10-14", "10-15", "11-15", "11-16", "12-16"]
+    );
+    assert_illegal(&p, "9-17");
+}
+
+#[test]
+fn e2_no_backward_man_move() {
+    // Red man moved 9-13 earlier; red to move again (white made some move).
+    let mut g = Game::start(Variant::English);
+    g.play_text("9-13").unwrap();
+    g.play_text("22-18").unwrap();
+    let p = *g.position();
+    assert!(!legal(&p).contains(&"13-9".to_string()));
+    assert!(legal(&p).contains(&"13-17".to_string()));
+    assert_illegal(&p, "13-9");
+    assert!(matches!(
+        g.play_text("13-9"),
+        Err(GameError::Text(MoveTextError::Illegal { .. }))
+    ));
+    assert_eq!(g.ply(), 2);
+}
+
+#[test]
+fn e3_capture_must_be_completed_free_choice() {
+    let p = pos(Variant::English, "B:W14,15,22:B10");
+    assert_legal(&p, &["10x17x26", "10x19"]);
+    assert_illegal(&p, "10x17");
+    assert_eq!(after(&p, "10x17x26"), "W:W15:B26");
+    assert_eq!(after(&p, "10x19"), "W:W14,22:B19");
+}
+
+#[test]
+fn e4_crowning_ends_the_move() {
+    let p = pos(Variant::English, "B:W26,27:B22");
+    assert_legal(&p, &["22x31"]);
+    assert!(p.legal_moves()[0].promotes());
+    assert_illegal(&p, "22x31x24");
+    assert_eq!(after(&p, "22x31"), "W:W27:BK31");
+}
+
+#[test]
+fn e5_king_captures_backward() {
+    let p = pos(Variant::English, "B:W14:BK18");
+    assert_legal(&p, &["18x9"]);
+    assert_eq!(after(&p, "18x9"), "W:W:BK9");
+    // A man on 18 could not make that jump: it moves on instead.
+    let man = pos(Variant::English, "B:W14:B18");
+    assert_legal(&man, &["18-22", "18-23"]);
+}
+
+#[test]
+fn e6_short_king_no_long_jump() {
+    let p = pos(Variant::English, "B:W10:BK19");
+    assert_legal(&p, &["19-15", "19-16", "19-23", "19-24"]);
+    assert!(!p.must_capture());
+}
+
+#[test]
+fn e7_blocked_side_loses() {
+    let p = pos(Variant::English, "B:W17,22:B13");
+    assert_legal(&p, &[]);
+    let g = Game::from_position(p);
+    assert_eq!(
+        g.outcome(),
+        Some(Outcome {
+            winner: Some(Color::White),
+            reason: EndReason::NoMoves
+        })
+    );
+    assert_eq!(g.outcome().unwrap().pdn(), "1-0");
+}
+
+#[test]
+fn e8_one_king_each_is_no_draw() {
+    for side in ["B", "W"] {
+        let p = pos(Variant::English, &format!("{side}:WK32:BK1"));
+        let mut g = Game::from_position(p);
+        assert_eq!(g.outcome(), None);
+        assert!(!g.legal_moves().is_empty());
+        // The kings approach each other; the game goes on.
+        for _ in 0..4 {
+            let m = g.legal_moves()[0];
+            g.play(&m).unwrap();
+            assert_eq!(g.outcome(), None, "{}", to_fen(g.position()));
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// §6.2 Italian (numbers in Italian numbering)
+// ---------------------------------------------------------------------------
+
+#[test]
+fn i0_italian_start_white_first() {
+    let p = Position::start(Variant::Italian);
+    assert_eq!(p.side_to_move(), Color::White);
+    assert_legal(
+        &p,
+        &[
+            "21-17", "21-18", "22-18", "22-19", "23-19", "23-20", "24-20",
+        ],
+    );
+}
+
+#[test]
+fn i1_man_cannot_take_king() {
+    let p = pos(Variant::Italian, "W:W22,32:BK18");
+    assert_legal(&p, &["22-19", "32-28"]);
+    assert_illegal(&p, "22x13");
+    // The same placement with a black man on 18 must be taken.
+    let man = pos(Variant::Italian, "W:W22,32:B18");
+    assert_legal(&man, &["22x13"]);
+}
+
+#[test]
+fn i2_long_capture_does_not_crown_on_6() {
+    let p = pos(Variant::Italian, "W:W29:B11,19,26");
+    assert_legal(&p, &["29x22x15x6"]);
+    let m = p.legal_moves()[0];
+    let mut taken: Vec<u32> = m
+        .captured()
+        .map(|s| Variant::Italian.square_number(s))
+        .collect();
+    taken.sort();
+    assert_eq!(taken, [11, 19, 26]);
+    assert!(!m.promotes());
+    assert_eq!(after(&p, "29x22x15x6"), "B:W6:B");
+}
+
+#[test]
+fn i3_most_pieces() {
+    let p = pos(Variant::Italian, "W:W21,24:B10,18,20");
+    assert_legal(&p, &["21x14x5"]);
+    assert_illegal(&p, "24x15");
+    assert_eq!(after(&p, "21x14x5"), "B:W5,24:B20");
+}
+
+#[test]
+fn i4_capture_with_a_king() {
+    let p = pos(Variant::Italian, "W:WK12,22:B15,18");
+    assert_legal(&p, &["12x19"]);
+    assert_illegal(&p, "22x13");
+}
+
+#[test]
+fn i5_most_kings() {
+    let p = pos(Variant::Italian, "W:WK14:BK19,10");
+    assert_legal(&p, &["14x23"]);
+    assert_illegal(&p, "14x5");
+}
+
+#[test]
+fn i6_kings_earliest() {
+    let p = pos(Variant::Italian, "W:WK14:BK11,12,18,K26");
+    assert_legal(&p, &["14x7x16"]);
+    assert_illegal(&p, "14x21x30");
+    let m = p.legal_moves()[0];
+    let mut taken: Vec<u32> = m
+        .captured()
+        .map(|s| Variant::Italian.square_number(s))
+        .collect();
+    taken.sort();
+    assert_eq!(taken, [11, 12]);
+}
+
+#[test]
+fn i7_promotion_stops_the_capture() {
+    let p = pos(Variant::Italian, "W:W11:B5,6");
+    assert_legal(&p, &["11x2"]);
+    assert_illegal(&p, "11x2x9");
+    assert!(p.legal_moves()[0].promotes());
+    assert_eq!(after(&p, "11x2"), "B:WK2:B5");
+}
+
+/// The Italian examples are not legal under English rules in the same way:
+/// without the precedence rules the rejected candidates come back (I3–I6),
+/// read on the English board by translating the numbers.
+#[test]
+fn italian_precedence_removes_candidates_that_free_choice_allows() {
+    let italian_to_english = |n: u32| 4 * ((n - 1) / 4) + 4 - ((n - 1) % 4);
+    for (fen, free) in [
+        ("W:W21,24:B10,18,20", 2),
+        ("W:WK12,22:B15,18", 2),
+        ("W:WK14:BK19,10", 2),
+        ("W:WK14:BK11,12,18,K26", 2),
+    ] {
+        let it = pos(Variant::Italian, fen);
+        assert_eq!(it.legal_moves().len(), 1, "{fen}");
+        // The same placement under English rules (numbers translated).
+        let mut english = String::new();
+        for (i, part) in fen.split(':').enumerate() {
+            if i > 0 {
+                english.push(':');
+            }
+            if i == 0 {
+                english.push_str(part);
+                continue;
+            }
+            english.push_str(&part[..1]);
+            let items: Vec<String> = part[1..]
+                .split(',')
+                .map(|t| {
+                    let (k, n) = t.strip_prefix('K').map_or(("", t), |r| ("K", r));
+                    format!("{k}{}", italian_to_english(n.parse().unwrap()))
+                })
+                .collect();
+            english.push_str(&items.join(","));
+        }
+        let en = pos(Variant::English, &english);
+        assert_eq!(en.legal_moves().len(), free, "{fen} = english {english}");
+    }
+}

@@ -1,0 +1,233 @@
+//! Tests of the `tammi` binary: `moves` and `perft` output, and one-line
+//! errors with exit code 2 on bad input.
+
+use std::process::{Command, Output};
+
+fn tammi(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tammi"))
+        .args(args)
+        .output()
+        .expect("run tammi")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).expect("utf-8 stdout")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).expect("utf-8 stderr")
+}
+
+/// Runs successfully and returns stdout.
+fn ok(args: &[&str]) -> String {
+    let o = tammi(args);
+    assert_eq!(o.status.code(), Some(0), "{args:?}: stderr {}", stderr(&o));
+    assert!(stderr(&o).is_empty(), "{args:?}: stderr {}", stderr(&o));
+    stdout(&o)
+}
+
+/// Fails with exit code 2 and exactly one non-empty line on stderr, no panic.
+fn fails(args: &[&str]) -> String {
+    let o = tammi(args);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{args:?}: stderr {err:?}");
+    assert!(!err.contains("panicked"), "{args:?}: {err}");
+    assert!(!err.contains("RUST_BACKTRACE"), "{args:?}: {err}");
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 1, "{args:?}: stderr {err:?}");
+    assert!(!lines[0].trim().is_empty(), "{args:?}");
+    assert!(stdout(&o).is_empty(), "{args:?}: stdout {}", stdout(&o));
+    lines[0].to_string()
+}
+
+#[test]
+fn moves_of_the_start_position() {
+    let expected = "9-13\n9-14\n10-14\n10-15\n11-15\n11-16\n12-16\n";
+    assert_eq!(ok(&["moves"]), expected);
+    assert_eq!(ok(&["moves", "--variant", "english"]), expected);
+    assert_eq!(
+        ok(&["moves", "--variant", "english", "--fen", "B:W21-32:B1-12"]),
+        expected
+    );
+    assert_eq!(
+        ok(&["moves", "--variant", "italian"]),
+        "21-17\n21-18\n22-18\n22-19\n23-19\n23-20\n24-20\n"
+    );
+    let intl = ok(&["moves", "--variant", "international"]);
+    assert_eq!(
+        intl,
+        "31-26\n31-27\n32-27\n32-28\n33-28\n33-29\n34-29\n34-30\n35-30\n"
+    );
+}
+
+#[test]
+fn moves_of_e3_and_after_play() {
+    assert_eq!(
+        ok(&["moves", "--fen", "B:W14,15,22:B10"]),
+        "10x17x26\n10x19\n"
+    );
+    // Blocked side: no moves, empty output, success.
+    assert_eq!(ok(&["moves", "--fen", "B:W17,22:B13"]), "");
+    // --play applies moves first (short form accepted).
+    assert_eq!(
+        ok(&["moves", "--fen", "B:W14,15,22:B10", "--play", "10x26"]),
+        "15-10\n15-11\n"
+    );
+    let after = ok(&["moves", "--play", "11-15 23-19"]);
+    assert!(after.lines().any(|l| l == "15-18"), "{after}");
+    let lines: Vec<&str> = after.lines().collect();
+    let mut sorted = lines.clone();
+    sorted.sort_by_key(|l| {
+        l.split(['-', 'x'])
+            .map(|n| n.parse::<u32>().unwrap())
+            .collect::<Vec<_>>()
+    });
+    assert_eq!(lines, sorted);
+}
+
+#[test]
+fn moves_json() {
+    let out = ok(&["moves", "--json", "--fen", "B:W14,15,22:B10"]);
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(out.trim().lines().count(), 1);
+    assert_eq!(
+        v,
+        serde_json::json!({
+            "variant": "english",
+            "fen": "B:W14,15,22:B10",
+            "moves": ["10x17x26", "10x19"],
+        })
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&ok(&["moves", "--json", "--variant", "russian"])).unwrap();
+    assert_eq!(v["variant"], "russian");
+    assert_eq!(
+        v["fen"],
+        "W:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12"
+    );
+    assert_eq!(v["moves"].as_array().unwrap().len(), 7);
+    let v: serde_json::Value =
+        serde_json::from_str(&ok(&["moves", "--json", "--fen", "B:W17,22:B13"])).unwrap();
+    assert_eq!(v["moves"], serde_json::json!([]));
+}
+
+fn perft_lines(out: &str) -> Vec<(u32, u64, f64, u64)> {
+    out.lines()
+        .map(|l| {
+            let f: Vec<&str> = l.split(' ').collect();
+            assert_eq!(f.len(), 4, "{l:?}");
+            (
+                f[0].parse().unwrap(),
+                f[1].parse().unwrap(),
+                f[2].parse().unwrap(),
+                f[3].parse().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn perft_lines_and_counts() {
+    let expected = [7u64, 49, 302, 1469, 7361, 36768];
+    for unique in [false, true] {
+        let mut args = vec!["perft", "--depth", "6"];
+        if unique {
+            args.push("--unique");
+        }
+        let rows = perft_lines(&ok(&args));
+        assert_eq!(rows.len(), 6);
+        for (i, &(d, nodes, secs, _nps)) in rows.iter().enumerate() {
+            assert_eq!(d, i as u32 + 1);
+            assert_eq!(nodes, expected[i], "unique={unique} depth {d}");
+            assert!(secs >= 0.0);
+        }
+    }
+    let rows = perft_lines(&ok(&["perft", "--variant", "italian", "--depth", "6"]));
+    assert_eq!(rows[5].1, 36473);
+}
+
+#[test]
+fn perft_unique_merges_paths() {
+    // The king ring: two paths, one result.
+    let fen = ["--fen", "W:WK10:B14,15,22,23"];
+    let paths = perft_lines(&ok(&["perft", "--depth", "1", fen[0], fen[1]]));
+    let unique = perft_lines(&ok(&["perft", "--depth", "1", "--unique", fen[0], fen[1]]));
+    assert_eq!(paths[0].1, 2);
+    assert_eq!(unique[0].1, 1);
+}
+
+#[test]
+fn perft_json() {
+    let out = ok(&["perft", "--depth", "3", "--json", "--variant", "brazilian"]);
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    let rows = v.as_array().unwrap();
+    assert_eq!(rows.len(), 3);
+    for (i, (row, n)) in rows.iter().zip([7u64, 49, 302]).enumerate() {
+        let obj = row.as_object().unwrap();
+        let mut keys: Vec<&str> = obj.keys().map(String::as_str).collect();
+        keys.sort();
+        assert_eq!(keys, ["depth", "nodes", "nps", "seconds"]);
+        assert_eq!(row["depth"], i as u64 + 1);
+        assert_eq!(row["nodes"], n);
+        assert!(row["seconds"].as_f64().unwrap() >= 0.0);
+        assert!(row["nps"].is_u64());
+    }
+}
+
+#[test]
+fn bad_fen_is_one_line_exit_2() {
+    for fen in [
+        "B:W2x:B1",       // bad square token
+        "B:W21,21:B1",    // duplicate square
+        "B:W21:B21",      // duplicate across colours
+        "B:W33:B1",       // out of range
+        "B:W0:B1",        // zero
+        "B:W5-20:B21-28", // too many white pieces
+        "B:W1:B12",       // white man on its own crowning row
+        "B:W21:B30",      // black man on its own crowning row
+        "X:W21:B1",       // unknown side letter
+        "B:W21",          // malformed
+        "",               // empty
+        "B:Q21:B1",       // bad section
+    ] {
+        let line = fails(&["moves", "--fen", fen]);
+        assert!(line.to_lowercase().contains("error"), "{fen}: {line}");
+        fails(&["perft", "--depth", "2", "--fen", fen]);
+    }
+    // Light squares do not exist in the numbering: 51 on 10x10, 33 on 8x8.
+    fails(&["moves", "--variant", "international", "--fen", "W:W51:B1"]);
+    fails(&["moves", "--variant", "russian", "--fen", "W:W33:B1"]);
+}
+
+#[test]
+fn bad_variant_and_moves_are_one_line_exit_2() {
+    let line = fails(&["moves", "--variant", "chess"]);
+    assert!(line.contains("chess"), "{line}");
+    fails(&["perft", "--variant", "chess", "--depth", "1"]);
+
+    let line = fails(&["moves", "--play", "9-17"]);
+    assert!(line.contains("9-17"), "{line}");
+    assert!(line.contains("9-13"), "legal moves listed: {line}");
+
+    let line = fails(&["moves", "--fen", "W:WK10:B14,15,22,23", "--play", "10x10"]);
+    assert!(line.contains("ambiguous"), "{line}");
+    assert!(
+        line.contains("10x17x26x19x10") && line.contains("10x19x26x17x10"),
+        "{line}"
+    );
+
+    fails(&["moves", "--play", "banana"]);
+    fails(&["perft", "--depth", "0"]);
+    fails(&["perft", "--depth", "31"]);
+    fails(&["perft", "--depth", "many"]);
+    fails(&["perft"]);
+    fails(&["frobnicate"]);
+}
+
+#[test]
+fn help_and_version_succeed() {
+    let out = ok(&["--help"]);
+    assert!(out.contains("moves") && out.contains("perft"), "{out}");
+    assert!(ok(&["moves", "--help"]).contains("--fen"));
+    assert!(ok(&["--version"]).starts_with("tammi "));
+}
