@@ -49,9 +49,14 @@ fn main() -> ExitCode {
                     ExitCode::SUCCESS
                 };
             }
+            // One line: clap's message up to its usage hint, joined.
             let text = e.to_string();
-            let first = text.lines().next().unwrap_or("invalid arguments");
-            eprintln!("{first}");
+            let message: Vec<&str> = text
+                .lines()
+                .take_while(|l| !l.trim().is_empty())
+                .map(str::trim)
+                .collect();
+            eprintln!("{}", message.join(" "));
             return ExitCode::from(2);
         }
     };

@@ -231,3 +231,31 @@ fn help_and_version_succeed() {
     assert!(ok(&["moves", "--help"]).contains("--fen"));
     assert!(ok(&["--version"]).starts_with("tammi "));
 }
+
+#[test]
+fn missing_argument_is_named_on_one_line() {
+    let err = fails(&["perft"]);
+    assert!(err.contains("--depth"), "{err}");
+}
+
+#[test]
+fn separators_must_match_the_kind_of_move() {
+    // 9-13 is a simple move; written as a capture it is refused.
+    let err = fails(&["moves", "--play", "9x13"]);
+    assert!(err.contains("illegal move '9x13'"), "{err}");
+    // And a capture written with '-' is refused too.
+    let err = fails(&["moves", "--fen", "B:W14,15,22:B10", "--play", "10-19"]);
+    assert!(err.contains("illegal"), "{err}");
+    // Mixed separators are malformed.
+    let err = fails(&["moves", "--fen", "B:W14,15,22:B10", "--play", "10x17-26"]);
+    assert!(err.contains("malformed"), "{err}");
+}
+
+#[test]
+fn analyze_finds_the_only_winning_capture() {
+    // Black to move must capture; 10x17x26 wins everything except the man on 15.
+    let out = ok(&["analyze", "--fen", "B:W14,15,22:B10", "--player", "alphabeta:depth=6"]);
+    assert!(out.lines().any(|l| l == "best 10x17x26"), "{out}");
+    let err = fails(&["analyze", "--player", "alphabeta:dpth=6"]);
+    assert!(err.contains("unknown key 'dpth'"), "{err}");
+}

@@ -199,7 +199,7 @@ mod tests {
                 let shifts: [i64; 4] = [h as i64, h as i64 + 1, -(h as i64 + 1), -(h as i64)];
                 for (d, dir) in Direction::ALL.iter().enumerate() {
                     let t = b as i64 + shifts[d];
-                    let on = t >= 0 && t < 64 && g.valid() & (1u64 << t) != 0;
+                    let on = (0..64).contains(&t) && g.valid() & (1u64 << t) != 0;
                     match g.neighbour(sq, *dir) {
                         Some(n) => {
                             assert!(on);

@@ -100,8 +100,8 @@ impl Board {
     /// The board after a legal move, with the other side to move.
     #[inline(always)]
     pub fn after(&self, m: &Move) -> Board {
-        let from = 1u64 << m.from_bit();
-        let to = 1u64 << m.to_bit();
+        let from = 1u64 << m.origin_bit();
+        let to = 1u64 << m.dest_bit();
         let captured = m.captured_bits();
         let mut kings = self.kings & !captured;
         if self.kings & from != 0 || m.promotes() {
@@ -116,6 +116,63 @@ impl Board {
     }
 }
 
+impl Board {
+    /// The board after a simple (non-capturing) move.
+    #[inline(always)]
+    fn after_simple(&self, from: u32, to: u32, promotes: bool) -> Board {
+        let (from, to) = (1u64 << from, 1u64 << to);
+        let mut kings = self.kings;
+        if kings & from != 0 || promotes {
+            kings = (kings & !from) | to;
+        }
+        Board {
+            us: self.them,
+            them: (self.us & !from) | to,
+            kings,
+            side: self.side.opponent(),
+        }
+    }
+}
+
+/// Perft one ply above the leaves: counts the moves of each child as soon as
+/// a simple move is generated, without storing it; captures (which precedence
+/// rules may still filter) are stored and counted afterwards.
+pub(crate) struct ChildCountSink<'a, F: FnMut(&Board) -> u64> {
+    pub board: Board,
+    pub total: u64,
+    pub captures: ListSink<'a>,
+    /// Counts the moves of a child board.
+    pub leaf: F,
+}
+
+impl<F: FnMut(&Board) -> u64> Sink for ChildCountSink<'_, F> {
+    const BULK: bool = false;
+    #[inline(always)]
+    fn simple(&mut self, _g: Geometry, from: u32, to: u32, promotes: bool) {
+        self.total += (self.leaf)(&self.board.after_simple(from, to, promotes));
+    }
+    #[inline(always)]
+    fn bulk(&mut self, _n: u32) {}
+    fn bulk_captures(&mut self, _prec: CapturePrecedence, _n: u32, _score: u64) {
+        unreachable!("not a bulk sink")
+    }
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn capture(
+        &mut self,
+        g: Geometry,
+        prec: CapturePrecedence,
+        from: u32,
+        path: &[u8],
+        captured: u64,
+        promotes: bool,
+        score: u64,
+    ) {
+        self.captures
+            .capture(g, prec, from, path, captured, promotes, score);
+    }
+}
+
 /// Where generated moves go.
 pub(crate) trait Sink {
     /// True if simple moves may be counted in bulk instead of listed.
@@ -124,6 +181,9 @@ pub(crate) trait Sink {
     fn bulk(&mut self, n: u32);
     /// `n` complete captures with the same precedence score (only with `BULK`).
     fn bulk_captures(&mut self, prec: CapturePrecedence, n: u32, score: u64);
+    /// One complete capture.  Called in the innermost loop, so its parts are
+    /// passed as they lie in registers rather than packed into a struct.
+    #[allow(clippy::too_many_arguments)]
     fn capture(
         &mut self,
         g: Geometry,
@@ -154,6 +214,7 @@ impl Sink for ListSink<'_> {
         unreachable!("a list sink receives every move one by one")
     }
     #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
     fn capture(
         &mut self,
         g: Geometry,
@@ -209,6 +270,7 @@ impl Sink for CountSink {
         self.count += n as u64;
     }
     #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
     fn capture(
         &mut self,
         _g: Geometry,
@@ -226,6 +288,74 @@ impl Sink for CountSink {
             } else if score < self.best {
                 return;
             }
+        }
+        self.count += 1;
+    }
+}
+
+/// Counts moves, counting captures with the same origin, destination and
+/// captured set once (perft `--unique` at the last ply).
+pub(crate) struct UniqueCountSink<'k> {
+    pub count: u64,
+    pub best: u64,
+    /// (origin, destination, captured) of multi-hop captures seen so far;
+    /// only those can coincide, so one-hop captures are never stored.
+    pub keys: &'k mut Vec<(u32, u32, u64)>,
+}
+
+impl Sink for UniqueCountSink<'_> {
+    const BULK: bool = true;
+    #[inline(always)]
+    fn simple(&mut self, _g: Geometry, _from: u32, _to: u32, _promotes: bool) {
+        self.count += 1;
+    }
+    #[inline(always)]
+    fn bulk(&mut self, n: u32) {
+        self.count += n as u64;
+    }
+    #[inline(always)]
+    fn bulk_captures(&mut self, prec: CapturePrecedence, n: u32, score: u64) {
+        if n == 0 {
+            return;
+        }
+        if prec != CapturePrecedence::Free {
+            if score > self.best {
+                self.best = score;
+                self.count = 0;
+                self.keys.clear();
+            } else if score < self.best {
+                return;
+            }
+        }
+        self.count += n as u64;
+    }
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn capture(
+        &mut self,
+        _g: Geometry,
+        prec: CapturePrecedence,
+        from: u32,
+        path: &[u8],
+        captured: u64,
+        _promotes: bool,
+        score: u64,
+    ) {
+        if prec != CapturePrecedence::Free {
+            if score > self.best {
+                self.best = score;
+                self.count = 0;
+                self.keys.clear();
+            } else if score < self.best {
+                return;
+            }
+        }
+        if path.len() >= 2 {
+            let key = (from, path[path.len() - 1] as u32, captured);
+            if self.keys.contains(&key) {
+                return;
+            }
+            self.keys.push(key);
         }
         self.count += 1;
     }
@@ -478,10 +608,20 @@ impl<R: Rules, S: Sink, const WHITE: bool> Dfs<'_, R, S, WHITE> {
         let [f0, f1] = forward_dirs(Self::SIDE);
         let dirs = [f0, f1, reverse(f0), reverse(f1)];
         // Squares from which a man can hop in each direction.
-        let can_hop = dirs.map(|d| {
+        let hop_from = |d: u32| {
             let back = reverse(d);
             step::<R>(step::<R>(static_empty, back) & victims, back)
-        });
+        };
+        let can_hop = if R::MEN_BACK {
+            [
+                hop_from(dirs[0]),
+                hop_from(dirs[1]),
+                hop_from(dirs[2]),
+                hop_from(dirs[3]),
+            ]
+        } else {
+            [hop_from(dirs[0]), hop_from(dirs[1]), 0, 0]
+        };
         let promo = promo_row::<R>(Self::SIDE);
         let used = if R::MEN_BACK { 4 } else { 2 };
         for i in 0..used {
@@ -695,6 +835,20 @@ fn simple_moves<R: Rules, S: Sink>(b: &Board, empty: u64, sink: &mut S) {
             }
         }
     }
+}
+
+/// Count the legal moves of `b`, capture paths with the same origin,
+/// destination and captured set once; `keys` is scratch space.
+#[inline(always)]
+pub(crate) fn count_unique<R: Rules>(b: &Board, keys: &mut Vec<(u32, u32, u64)>) -> u64 {
+    keys.clear();
+    let mut sink = UniqueCountSink {
+        count: 0,
+        best: 0,
+        keys,
+    };
+    generate::<R, UniqueCountSink>(b, &mut sink);
+    sink.count
 }
 
 /// Count the legal moves of `b` (capture paths counted separately).

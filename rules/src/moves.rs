@@ -71,7 +71,7 @@ impl Move {
 
     /// Final square.
     pub fn to(&self) -> Square {
-        self.geometry().square(self.to_bit())
+        self.geometry().square(self.dest_bit())
     }
 
     /// Every landing square in order (one for a simple move).
@@ -110,16 +110,16 @@ impl Move {
     #[inline(always)]
     pub fn compact_id(&self) -> u32 {
         let cap = self.captured.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        ((cap >> 48) as u32) << 16 | (self.from as u32) << 8 | self.to_bit() | 0x8000_0000
+        ((cap >> 48) as u32) << 16 | (self.from as u32) << 8 | self.dest_bit() | 0x8000_0000
     }
 
     #[inline(always)]
-    pub(crate) fn from_bit(&self) -> u32 {
+    pub(crate) fn origin_bit(&self) -> u32 {
         self.from as u32
     }
 
     #[inline(always)]
-    pub(crate) fn to_bit(&self) -> u32 {
+    pub(crate) fn dest_bit(&self) -> u32 {
         self.path[self.len as usize - 1] as u32
     }
 
@@ -130,12 +130,14 @@ impl Move {
 }
 
 impl std::fmt::Debug for Move {
-    /// Dense 0-based squares, since a move does not know its variant's numbering.
+    /// Squares numbered 1.. row by row from the top left, as in English,
+    /// Russian, Brazilian and International notation (a move does not know
+    /// its variant; Italian numbers differ, see `notation::move_text`).
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Move({}", self.from().0)?;
+        write!(f, "Move({}", self.from().0 as u32 + 1)?;
         let sep = if self.is_capture() { 'x' } else { '-' };
         for s in self.landings() {
-            write!(f, "{sep}{}", s.0)?;
+            write!(f, "{sep}{}", s.0 as u32 + 1)?;
         }
         write!(f, ")")
     }

@@ -65,17 +65,21 @@ impl fmt::Display for MoveTextError {
 
 impl std::error::Error for MoveTextError {}
 
-/// Square numbers of move text, without looking at a position.
-fn parse_numbers(text: &str) -> Option<Vec<u32>> {
+/// Square numbers of move text and whether it is written as a capture
+/// (`x`) or a simple move (`-`), without looking at a position.
+fn parse_numbers(text: &str) -> Option<(Vec<u32>, bool)> {
     let t = text.trim();
-    if t.is_empty() {
+    let capture = t.contains(['x', 'X']);
+    if capture && t.contains('-') {
         return None;
     }
     let numbers: Option<Vec<u32>> = t
-        .split(['-', 'x', 'X', ':'])
+        .split(['-', 'x', 'X'])
         .map(|p| p.trim().parse::<u32>().ok())
         .collect();
-    numbers.filter(|n| n.len() >= 2)
+    numbers
+        .filter(|n| n.len() >= 2 && (capture || n.len() == 2))
+        .map(|n| (n, capture))
 }
 
 /// `needle` appears in order (not necessarily contiguously) in `hay`.
@@ -97,10 +101,13 @@ pub fn sorted_texts(variant: Variant, moves: &[Move]) -> Vec<String> {
 /// Resolves move text against the legal moves of a position.
 pub fn parse_move(pos: &Position, text: &str) -> Result<Move, MoveTextError> {
     let variant = pos.variant();
-    let numbers = parse_numbers(text).ok_or_else(|| MoveTextError::Malformed(text.to_string()))?;
+    let (numbers, capture) =
+        parse_numbers(text).ok_or_else(|| MoveTextError::Malformed(text.to_string()))?;
     let legal = pos.legal_moves();
+    // `x` names captures only, `-` simple moves only.
     let keyed: Vec<(Vec<u32>, &Move)> = legal
         .iter()
+        .filter(|m| m.is_capture() == capture)
         .map(|m| (move_numbers(variant, m), m))
         .collect();
     if let Some((_, m)) = keyed.iter().find(|(k, _)| *k == numbers) {

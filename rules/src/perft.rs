@@ -1,6 +1,6 @@
 //! Perft: counting the leaves of the legal-move tree, the standard check of a move generator.
 
-use crate::movegen::{self, Board, ListSink, Rules, dispatch};
+use crate::movegen::{self, Board, ChildCountSink, ListSink, Rules, dispatch};
 use crate::moves::MoveList;
 use crate::position::Position;
 
@@ -24,7 +24,7 @@ pub fn perft(pos: &Position, depth: u32, mode: PerftMode) -> u64 {
     let board = pos.generator_board();
     dispatch!(pos.variant(), R => match mode {
         PerftMode::Paths => paths::<R>(&board, depth, &mut lists),
-        PerftMode::Unique => unique::<R>(&board, depth, &mut lists),
+        PerftMode::Unique => unique::<R>(&board, depth, &mut lists, &mut Vec::with_capacity(64)),
     })
 }
 
@@ -39,6 +39,21 @@ fn paths<R: Rules>(b: &Board, depth: u32, lists: &mut [MoveList]) -> u64 {
         return movegen::count::<R>(b);
     }
     let (list, rest) = lists.split_first_mut().expect("one list per ply");
+    if depth == 2 {
+        list.clear();
+        let mut sink = ChildCountSink {
+            board: *b,
+            total: 0,
+            captures: ListSink { list, best: 0 },
+            leaf: |c: &Board| movegen::count::<R>(c),
+        };
+        movegen::generate::<R, _>(b, &mut sink);
+        let mut total = sink.total;
+        for m in list.iter() {
+            total += movegen::count::<R>(&b.after(m));
+        }
+        return total;
+    }
     generate::<R>(b, list);
     let mut total = 0;
     for m in list.iter() {
@@ -47,23 +62,40 @@ fn paths<R: Rules>(b: &Board, depth: u32, lists: &mut [MoveList]) -> u64 {
     total
 }
 
-fn unique<R: Rules>(b: &Board, depth: u32, lists: &mut [MoveList]) -> u64 {
+fn unique<R: Rules>(
+    b: &Board,
+    depth: u32,
+    lists: &mut [MoveList],
+    keys: &mut Vec<(u32, u32, u64)>,
+) -> u64 {
+    if depth == 1 {
+        return movegen::count_unique::<R>(b, keys);
+    }
     let (list, rest) = lists.split_first_mut().expect("one list per ply");
-    generate::<R>(b, list);
     let mut total = 0;
+    if depth == 2 {
+        // Simple moves are never duplicates: count their children at once.
+        list.clear();
+        let mut sink = ChildCountSink {
+            board: *b,
+            total: 0,
+            captures: ListSink { list, best: 0 },
+            leaf: |c: &Board| movegen::count_unique::<R>(c, keys),
+        };
+        movegen::generate::<R, _>(b, &mut sink);
+        total = sink.total;
+    } else {
+        generate::<R>(b, list);
+    }
     for (i, m) in list.iter().enumerate() {
-        let key = (m.from_bit(), m.to_bit(), m.captured_bits());
+        let key = (m.origin_bit(), m.dest_bit(), m.captured_bits());
         let seen = list[..i]
             .iter()
-            .any(|o| (o.from_bit(), o.to_bit(), o.captured_bits()) == key);
+            .any(|o| (o.origin_bit(), o.dest_bit(), o.captured_bits()) == key);
         if seen {
             continue;
         }
-        total += if depth == 1 {
-            1
-        } else {
-            unique::<R>(&b.after(m), depth - 1, rest)
-        };
+        total += unique::<R>(&b.after(m), depth - 1, rest, keys);
     }
     total
 }

@@ -362,7 +362,7 @@ impl Position {
 
     /// Whether a move resets the no-progress counters: it moves a man or captures.
     pub fn is_irreversible(&self, m: &Move) -> bool {
-        m.is_capture() || self.kings & (1 << m.from_bit()) == 0
+        m.is_capture() || self.kings & (1 << m.origin_bit()) == 0
     }
 
     /// Plays a move after checking that it is legal.
@@ -385,8 +385,8 @@ impl Position {
     pub fn play_unchecked(&mut self, m: &Move) {
         let us = self.side.index();
         let them = 1 - us;
-        let from = m.from_bit();
-        let to = m.to_bit();
+        let from = m.origin_bit();
+        let to = m.dest_bit();
         let was_king = self.kings & (1 << from) != 0;
         let is_king = was_king || m.promotes();
         self.pieces[us] &= !(1 << from);
@@ -427,11 +427,6 @@ impl Position {
             [flip(self.pieces[1]), flip(self.pieces[0])],
             flip(self.kings),
         )
-    }
-
-    #[cfg(test)]
-    pub(crate) fn hash_from_scratch(&self) -> u64 {
-        self.compute_hash()
     }
 }
 

@@ -11,7 +11,7 @@ const fn splitmix(state: u64) -> (u64, u64) {
 
 const fn make_keys() -> [[u64; 64]; 4] {
     let mut keys = [[0u64; 64]; 4];
-    let mut state = 0x7A11_11u64;
+    let mut state = 0x007A_1111_u64;
     let mut kind = 0;
     while kind < 4 {
         let mut bit = 0;
@@ -30,7 +30,7 @@ const fn make_keys() -> [[u64; 64]; 4] {
 pub(crate) const PIECE_KEYS: [[u64; 64]; 4] = make_keys();
 
 /// Key xor-ed in when white is to move.
-pub(crate) const WHITE_TO_MOVE: u64 = splitmix(0xC0FF_EE).1;
+pub(crate) const WHITE_TO_MOVE: u64 = splitmix(0x00C0_FFEE).1;
 
 /// Key of one piece.
 #[inline(always)]
