@@ -24,6 +24,8 @@ enum Command {
     Analyze(commands::analyze::Args),
     /// Play a match between two players on balanced openings.
     Match(commands::matchcmd::Args),
+    /// Rating list (maximum-likelihood Elo, intervals, chart) from match results.
+    Ratings(commands::ratings::Args),
     /// Build a deck of balanced openings by alpha-beta search.
     Openings(commands::openings::Args),
     /// Count the leaves of the move tree (move-generator check and speed test).
@@ -66,6 +68,7 @@ fn main() -> ExitCode {
         Command::Analyze(args) => commands::analyze::run(&args),
         Command::Openings(args) => commands::openings::run(&args),
         Command::Match(args) => commands::matchcmd::run(&args),
+        Command::Ratings(args) => commands::ratings::run(&args),
         Command::Infer(args) => commands::infer::run(&args),
         Command::Bench(args) => commands::bench::run(&args),
     };

@@ -254,7 +254,13 @@ fn separators_must_match_the_kind_of_move() {
 #[test]
 fn analyze_finds_the_only_winning_capture() {
     // Black to move must capture; 10x17x26 wins everything except the man on 15.
-    let out = ok(&["analyze", "--fen", "B:W14,15,22:B10", "--player", "alphabeta:depth=6"]);
+    let out = ok(&[
+        "analyze",
+        "--fen",
+        "B:W14,15,22:B10",
+        "--player",
+        "alphabeta:depth=6",
+    ]);
     assert!(out.lines().any(|l| l == "best 10x17x26"), "{out}");
     let err = fails(&["analyze", "--player", "alphabeta:dpth=6"]);
     assert!(err.contains("unknown key 'dpth'"), "{err}");

@@ -2,10 +2,13 @@
 //! handcrafted evaluation, and (with later layers) matches, Elo and gating.
 
 pub mod alphabeta;
+pub mod chart;
 pub mod eval;
+pub mod gating;
 pub mod matchplay;
 pub mod openings;
 pub mod player;
+pub mod rating;
 pub mod spec;
 pub mod stats;
 pub mod tt;

@@ -35,6 +35,9 @@ pub struct Args {
     /// Stop early by SPRT: elo0,elo1,alpha,beta (e.g. 0,30,0.05,0.05).
     #[arg(long, value_name = "ELO0,ELO1,ALPHA,BETA")]
     pub sprt: Option<String>,
+    /// Append the result (without games) as one JSON line to this file, for `tammi ratings`.
+    #[arg(long)]
+    pub results: Option<PathBuf>,
     /// Write every game to this PDN file.
     #[arg(long)]
     pub pdn: Option<PathBuf>,
@@ -150,15 +153,32 @@ pub fn run(args: &Args) -> CliResult {
     if let Some(path) = &args.pdn {
         super::write_atomic(path, result.pdn().as_bytes())?;
     }
-    if args.json {
-        let mut v = serde_json::to_value(&result).map_err(|e| CliError(e.to_string()))?;
-        if let Some(games) = v.get_mut("games").and_then(|g| g.as_array_mut()) {
-            for g in games {
-                if let Some(o) = g.as_object_mut() {
-                    o.remove("pdn");
-                }
+    let mut v = serde_json::to_value(&result).map_err(|e| CliError(e.to_string()))?;
+    if let Some(games) = v.get_mut("games").and_then(|g| g.as_array_mut()) {
+        for g in games {
+            if let Some(o) = g.as_object_mut() {
+                o.remove("pdn");
             }
         }
+    }
+    if let Some(path) = &args.results {
+        let mut line = v.clone();
+        if let Some(o) = line.as_object_mut() {
+            o.remove("games");
+        }
+        let mut text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+            Err(e) => return Err(CliError(format!("cannot read {}: {e}", path.display()))),
+        };
+        if !text.is_empty() && !text.ends_with('\n') {
+            text.push('\n');
+        }
+        text.push_str(&line.to_string());
+        text.push('\n');
+        super::write_atomic(path, text.as_bytes())?;
+    }
+    if args.json {
         println!("{v}");
     } else {
         print!("{}", summary(&result));

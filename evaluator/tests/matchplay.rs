@@ -1,0 +1,73 @@
+//! Match runner: colour-swapped pairs, PDN that replays, reproducible with a seed.
+
+use tammi_evaluator::PlayerSpec;
+use tammi_evaluator::matchplay::{MatchConfig, run_match};
+use tammi_evaluator::openings::{OpeningSource, load_openings};
+use tammi_rules::{Variant, read_pdn};
+
+fn config(threads: usize, max_plies: Option<usize>) -> MatchConfig {
+    MatchConfig {
+        variant: Variant::English,
+        a: "random".parse::<PlayerSpec>().unwrap(),
+        b: "alphabeta:depth=1".parse::<PlayerSpec>().unwrap(),
+        pairs: 12,
+        openings: load_openings(Variant::English, &OpeningSource::Ballot, 0, 1).unwrap(),
+        threads,
+        seed: 42,
+        max_plies,
+        sprt: None,
+        external: None,
+    }
+}
+
+#[test]
+fn pairs_swap_colours_and_pdn_replays_to_the_recorded_result() {
+    let r = run_match(&config(2, None), |_| {}).unwrap();
+    assert_eq!(r.games.len(), 24);
+    assert_eq!(r.wdl.games(), 24);
+    assert_eq!(r.pairs.pairs(), 12);
+    for pair in r.games.chunks(2) {
+        assert_eq!(pair[0].pair, pair[1].pair);
+        assert_eq!(pair[0].opening, pair[1].opening);
+        assert_ne!(pair[0].a_color, pair[1].a_color);
+    }
+    for g in &r.games {
+        let games = read_pdn(&g.pdn, Variant::English).unwrap();
+        assert_eq!(games.len(), 1);
+        let replayed = &games[0];
+        let outcome = replayed.game.outcome().expect("games end by the rules");
+        assert_eq!(outcome.reason.name(), g.reason);
+        let a_color = if g.a_color == "black" {
+            tammi_rules::Color::Black
+        } else {
+            tammi_rules::Color::White
+        };
+        assert_eq!(outcome.score_for(a_color), g.a_score);
+        assert_eq!(replayed.result.as_deref(), Some(outcome.pdn()));
+        assert_eq!(replayed.game.ply(), g.plies);
+    }
+    // The one-ply searcher beats random almost always.
+    assert!(r.score < 0.2, "{}", r.score);
+}
+
+#[test]
+fn same_seed_same_games() {
+    let x = run_match(&config(1, None), |_| {}).unwrap();
+    let y = run_match(&config(2, None), |_| {}).unwrap();
+    let moves = |r: &tammi_evaluator::matchplay::MatchResult| -> Vec<String> {
+        r.games.iter().map(|g| g.pdn.clone()).collect()
+    };
+    assert_eq!(moves(&x), moves(&y));
+}
+
+#[test]
+fn ply_cap_is_reported_as_adjudication() {
+    let r = run_match(&config(2, Some(10)), |_| {}).unwrap();
+    assert_eq!(r.adjudicated, 24);
+    assert_eq!(r.wdl.draws, 24);
+    assert!(
+        r.games
+            .iter()
+            .all(|g| g.reason == "adjudicated" && g.pdn.contains("Termination"))
+    );
+}
