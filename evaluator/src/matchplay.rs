@@ -230,10 +230,10 @@ pub fn run_match(
                 }
                 let opening = &cfg.openings[pair % cfg.openings.len()];
                 let mut scores = [0.0; 2];
-                for leg in 0..2 {
+                for (leg, score) in scores.iter_mut().enumerate() {
                     match play_game(cfg, opening, pair, leg) {
                         Ok(rec) => {
-                            scores[leg] = rec.a_score;
+                            *score = rec.a_score;
                             let mut recs = records.lock().expect("no panics while locked");
                             recs.push(rec);
                             let mut wdl = Wdl::default();
