@@ -15,6 +15,20 @@ pub enum NetKind {
     Mlp,
 }
 
+/// Normalisation inside the ResNet body.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum NetNorm {
+    /// Batch norm after every convolution (AlphaZero, Leela).
+    Batch,
+    /// No normalisation: convolutions with bias, and each residual branch
+    /// scaled by a learned scalar that starts at 0 (SkipInit), so every block
+    /// starts as the identity and training is stable without batch norm.
+    /// Far fewer tensor operations per forward and backward pass, which is
+    /// what a small net on a CPU is limited by (see BENCHMARKS.md).
+    None,
+}
+
 /// Shape of the policy-value network (the `[model]` section of a config file).
 ///
 /// Unknown keys are an error; every key has a default, so `[model]` may be
@@ -38,6 +52,8 @@ pub struct NetConfig {
     pub value_channels: usize,
     /// Whether the net has a moves-left head (predicts the plies left in the game).
     pub moves_left_head: bool,
+    /// Normalisation of the ResNet body: `batch` or `none` (see [`NetNorm`]).
+    pub norm: NetNorm,
 }
 
 impl Default for NetConfig {
@@ -51,6 +67,7 @@ impl Default for NetConfig {
             policy_channels: 8,
             value_channels: 4,
             moves_left_head: false,
+            norm: NetNorm::Batch,
         }
     }
 }

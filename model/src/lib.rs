@@ -30,7 +30,7 @@ mod model;
 mod net;
 mod train;
 
-pub use config::{NetConfig, NetKind};
+pub use config::{NetConfig, NetKind, NetNorm};
 pub use device::DeviceChoice;
 pub use encoding::{ENCODING_VERSION, Encoding, PLANES, policy_index, policy_indices, policy_size};
 pub use error::ModelError;

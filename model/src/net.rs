@@ -4,7 +4,8 @@
 //! Private to the crate: other crates see [`crate::Model`] and
 //! [`crate::Evaluator`], never burn types.
 
-use crate::config::{NetConfig, NetKind};
+use crate::config::{NetConfig, NetKind, NetNorm};
+use burn::module::Param;
 use burn::nn::conv::{Conv2d, Conv2dConfig};
 use burn::nn::{BatchNorm, BatchNormConfig, Linear, LinearConfig, PaddingConfig2d};
 use burn::prelude::*;
@@ -27,45 +28,57 @@ pub struct PolicyValueNetConfig {
     pub policy: usize,
 }
 
-/// A convolution followed by batch norm (no bias: the norm has one).
+/// A convolution followed by batch norm (no bias: the norm has one), or a
+/// convolution with bias when the net has no normalisation.
 #[derive(Module, Debug)]
 pub struct ConvBn {
     conv: Conv2d,
-    bn: BatchNorm,
+    bn: Option<BatchNorm>,
 }
 
 impl ConvBn {
-    fn new(inp: usize, out: usize, kernel: usize, device: &Device) -> ConvBn {
+    fn new(inp: usize, out: usize, kernel: usize, norm: NetNorm, device: &Device) -> ConvBn {
         let pad = if kernel == 1 {
             PaddingConfig2d::Valid
         } else {
             PaddingConfig2d::Same
         };
+        let batch = norm == NetNorm::Batch;
         ConvBn {
             conv: Conv2dConfig::new([inp, out], [kernel, kernel])
                 .with_padding(pad)
-                .with_bias(false)
+                .with_bias(!batch)
                 .init(device),
-            bn: BatchNormConfig::new(out).init(device),
+            bn: batch.then(|| BatchNormConfig::new(out).init(device)),
         }
     }
 
     fn forward(&self, x: Tensor<4>) -> Tensor<4> {
-        self.bn.forward(self.conv.forward(x))
+        let y = self.conv.forward(x);
+        match &self.bn {
+            Some(bn) => bn.forward(y),
+            None => y,
+        }
     }
 }
 
-/// Two 3x3 convolutions with a skip connection.
+/// Two 3x3 convolutions with a skip connection; without normalisation the
+/// branch is scaled by a learned scalar that starts at 0.
 #[derive(Module, Debug)]
 pub struct ResBlock {
     a: ConvBn,
     b: ConvBn,
+    skip_scale: Option<Param<Tensor<1>>>,
 }
 
 impl ResBlock {
     fn forward(&self, x: Tensor<4>) -> Tensor<4> {
         let y = relu(self.a.forward(x.clone()));
-        relu(self.b.forward(y) + x)
+        let branch = self.b.forward(y);
+        match &self.skip_scale {
+            None => relu(branch + x),
+            Some(s) => relu(branch * s.val().reshape([1, 1, 1, 1]) + x),
+        }
     }
 }
 
@@ -112,18 +125,21 @@ impl PolicyValueNetConfig {
         let area = self.board * self.board;
         let (resnet, mlp, value_in) = match c.kind {
             NetKind::Resnet => {
+                let n = c.norm;
                 let body = ResNetBody {
-                    stem: ConvBn::new(self.planes, c.channels, 3, device),
+                    stem: ConvBn::new(self.planes, c.channels, 3, n, device),
                     blocks: (0..c.blocks)
                         .map(|_| ResBlock {
-                            a: ConvBn::new(c.channels, c.channels, 3, device),
-                            b: ConvBn::new(c.channels, c.channels, 3, device),
+                            a: ConvBn::new(c.channels, c.channels, 3, n, device),
+                            b: ConvBn::new(c.channels, c.channels, 3, n, device),
+                            skip_scale: (n == NetNorm::None)
+                                .then(|| Param::from_tensor(Tensor::zeros([1], device))),
                         })
                         .collect(),
-                    policy_conv: ConvBn::new(c.channels, c.policy_channels, 1, device),
+                    policy_conv: ConvBn::new(c.channels, c.policy_channels, 1, n, device),
                     policy_fc: LinearConfig::new(c.policy_channels * area, self.policy)
                         .init(device),
-                    value_conv: ConvBn::new(c.channels, c.value_channels, 1, device),
+                    value_conv: ConvBn::new(c.channels, c.value_channels, 1, n, device),
                 };
                 (Some(body), None, c.value_channels * area)
             }

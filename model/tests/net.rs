@@ -5,7 +5,7 @@ use std::path::Path;
 use std::time::Instant;
 use tammi_model::{
     CARD_FILE, DeviceChoice, EvalRequest, EvalResult, Evaluator, Model, ModelError, NetConfig,
-    TrainBatch, TrainConfig, Trainer, WEIGHTS_FILE,
+    NetNorm, TrainBatch, TrainConfig, Trainer, WEIGHTS_FILE,
 };
 use tammi_rules::{Game, Position, Variant};
 
@@ -15,6 +15,14 @@ fn small_resnet() -> NetConfig {
     NetConfig {
         moves_left_head: true,
         ..NetConfig::resnet(1, 8)
+    }
+}
+
+/// The same without normalisation (scaled residual branches).
+fn small_resnet_no_norm() -> NetConfig {
+    NetConfig {
+        norm: NetNorm::None,
+        ..small_resnet()
     }
 }
 
@@ -54,7 +62,11 @@ fn evaluate(model: &Model, games: &[Game]) -> Vec<EvalResult> {
 #[test]
 fn wdl_and_legal_policy_sum_to_one_for_every_variant_and_kind() {
     for v in Variant::ALL {
-        for cfg in [small_resnet(), NetConfig::mlp(2, 32)] {
+        for cfg in [
+            small_resnet(),
+            small_resnet_no_norm(),
+            NetConfig::mlp(2, 32),
+        ] {
             let model = Model::new(v, &cfg, 11, FLEX).unwrap();
             let games = line_positions(v, 24);
             let out = evaluate(&model, &games);
@@ -136,6 +148,7 @@ fn save_then_load_gives_bit_identical_outputs() {
     let dir = tempfile::tempdir().unwrap();
     for (v, cfg) in [
         (Variant::English, small_resnet()),
+        (Variant::Russian, small_resnet_no_norm()),
         (Variant::International, NetConfig::mlp(2, 16)),
     ] {
         let mut model = Model::new(v, &cfg, 9, FLEX).unwrap();
@@ -288,20 +301,36 @@ fn the_net_overfits_64_positions_through_both_heads() {
             .unwrap();
         best.push((pick, i % 3));
     }
-    let cfg = NetConfig {
-        moves_left_head: true,
-        ..NetConfig::resnet(2, 16)
-    };
-    let model = Model::new(v, &cfg, 42, FLEX).unwrap();
+    for norm in [NetNorm::Batch, NetNorm::None] {
+        let cfg = NetConfig {
+            moves_left_head: true,
+            norm,
+            ..NetConfig::resnet(2, 16)
+        };
+        overfit(v, &cfg, &games, &batch, &best);
+    }
+}
+
+fn overfit(
+    v: Variant,
+    cfg: &NetConfig,
+    games: &[Game],
+    batch: &TrainBatch,
+    best: &[(usize, usize)],
+) {
+    let model = Model::new(v, cfg, 42, FLEX).unwrap();
     let mut trainer = Trainer::new(&model, TrainConfig::default());
     let t = Instant::now();
-    let first = trainer.step(&batch, 3e-3).unwrap();
+    let first = trainer.step(batch, 3e-3).unwrap();
     let mut last = first;
     for _ in 0..150 {
-        last = trainer.step(&batch, 3e-3).unwrap();
+        last = trainer.step(batch, 3e-3).unwrap();
     }
     let secs = t.elapsed().as_secs_f64();
-    println!("overfit: {first:?} -> {last:?} in {secs:.1}s");
+    println!(
+        "overfit {:?}: {first:?} -> {last:?} in {secs:.1}s",
+        cfg.norm
+    );
     assert!(first.policy > 1.0 && first.value > 0.9, "{first:?}");
     assert!(last.policy < 0.2, "policy loss stayed at {}", last.policy);
     assert!(last.value < 0.2, "value loss stayed at {}", last.value);
@@ -310,9 +339,9 @@ fn the_net_overfits_64_positions_through_both_heads() {
     // The trained inference model picks the targets.
     let trained = trainer.model().unwrap();
     assert_eq!(trained.training_step(), 151);
-    let out = evaluate(&trained, &games);
+    let out = evaluate(&trained, games);
     let mut right = 0;
-    for (r, (pick, cls)) in out.iter().zip(&best) {
+    for (r, (pick, cls)) in out.iter().zip(best) {
         let argmax = |xs: &[f32]| {
             xs.iter()
                 .enumerate()
@@ -324,7 +353,8 @@ fn the_net_overfits_64_positions_through_both_heads() {
     }
     assert!(
         right >= 60,
-        "only {right}/64 positions fit in inference mode"
+        "only {right}/64 positions fit in inference mode ({:?})",
+        cfg.norm
     );
 }
 
