@@ -28,8 +28,8 @@ pub struct SelfPlayConfig {
     pub simulations: u32,
     /// PUCT exploration constant.
     pub c_puct: f32,
-    /// First-play urgency: an unvisited child is valued at the parent's value
-    /// minus this times the square root of the visited children's prior mass.
+    /// First-play urgency: an unvisited child is valued at the parent's
+    /// evaluation (the network's value of the parent) minus this times the square root of the visited children's prior mass.
     pub fpu_reduction: f32,
     /// Dirichlet noise concentration at the root (PUCT only).
     pub dirichlet_alpha: f32,
