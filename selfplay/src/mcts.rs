@@ -625,7 +625,11 @@ impl Search {
             .max()
             .unwrap_or(0);
         let lo = self.scratch.iter().copied().fold(f32::INFINITY, f32::min);
-        let hi = self.scratch.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let hi = self
+            .scratch
+            .iter()
+            .copied()
+            .fold(f32::NEG_INFINITY, f32::max);
         let span = hi - lo;
         let scale = (self.cfg.gumbel_c_visit + max_n as f32) * self.cfg.gumbel_c_scale;
         self.scratch2.clear();
@@ -662,7 +666,10 @@ impl Search {
         self.gumbel_logits(node);
         self.softmax_scratch2();
         let r = self.edges(node);
-        let total: u32 = r.clone().map(|k| self.edge_q(k).map_or(0, |(_, n)| n)).sum();
+        let total: u32 = r
+            .clone()
+            .map(|k| self.edge_q(k).map_or(0, |(_, n)| n))
+            .sum();
         let mut best = r.start;
         let mut best_score = f32::NEG_INFINITY;
         for (i, k) in r.enumerate() {

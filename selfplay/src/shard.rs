@@ -48,7 +48,10 @@ const HEADER_LEN: usize = 40;
 #[derive(Debug)]
 pub enum ShardError {
     /// A file-system error, with the path.
-    Io { path: PathBuf, error: std::io::Error },
+    Io {
+        path: PathBuf,
+        error: std::io::Error,
+    },
     /// Not a shard: wrong magic bytes.
     BadMagic,
     /// A format version this code does not read.
@@ -253,16 +256,24 @@ impl<'a> Cursor<'a> {
         Ok(self.take(1)?[0])
     }
     fn u16(&mut self) -> Result<u16, ShardError> {
-        Ok(u16::from_le_bytes(self.take(2)?.try_into().expect("2 bytes")))
+        Ok(u16::from_le_bytes(
+            self.take(2)?.try_into().expect("2 bytes"),
+        ))
     }
     fn u32(&mut self) -> Result<u32, ShardError> {
-        Ok(u32::from_le_bytes(self.take(4)?.try_into().expect("4 bytes")))
+        Ok(u32::from_le_bytes(
+            self.take(4)?.try_into().expect("4 bytes"),
+        ))
     }
     fn u64(&mut self) -> Result<u64, ShardError> {
-        Ok(u64::from_le_bytes(self.take(8)?.try_into().expect("8 bytes")))
+        Ok(u64::from_le_bytes(
+            self.take(8)?.try_into().expect("8 bytes"),
+        ))
     }
     fn f32(&mut self) -> Result<f32, ShardError> {
-        Ok(f32::from_le_bytes(self.take(4)?.try_into().expect("4 bytes")))
+        Ok(f32::from_le_bytes(
+            self.take(4)?.try_into().expect("4 bytes"),
+        ))
     }
     fn str(&mut self, n: usize, what: &str) -> Result<String, ShardError> {
         String::from_utf8(self.take(n)?.to_vec())
@@ -345,8 +356,7 @@ fn read_game(c: &mut Cursor<'_>, variant: Variant) -> Result<GameRecord, ShardEr
     let id = c.u64()?;
     let fen_len = c.u16()? as usize;
     let fen = c.str(fen_len, "start FEN")?;
-    let start =
-        parse_fen(variant, &fen).map_err(|e| corrupt(format!("start FEN '{fen}': {e}")))?;
+    let start = parse_fen(variant, &fen).map_err(|e| corrupt(format!("start FEN '{fen}': {e}")))?;
     let winner = match c.u8()? {
         0 => Some(Color::Black),
         1 => Some(Color::White),
@@ -354,7 +364,8 @@ fn read_game(c: &mut Cursor<'_>, variant: Variant) -> Result<GameRecord, ShardEr
         x => return Err(corrupt(format!("winner code {x}"))),
     };
     let end_code = c.u8()?;
-    let end = GameEnd::from_code(end_code).ok_or_else(|| corrupt(format!("end code {end_code}")))?;
+    let end =
+        GameEnd::from_code(end_code).ok_or_else(|| corrupt(format!("end code {end_code}")))?;
     let flags = c.u8()?;
     if flags & !7 != 0 {
         return Err(corrupt(format!("flags {flags:#x}")));
@@ -386,10 +397,14 @@ fn read_game(c: &mut Cursor<'_>, variant: Variant) -> Result<GameRecord, ShardEr
         let root_wdl = [c.f32()?, c.f32()?, c.f32()?];
         let pos = *game.position();
         let bb = pos.bitboards();
-        if side as usize != pos.side_to_move().index() || [b, w, k] != [bb.pieces[0], bb.pieces[1], bb.kings] {
+        if side as usize != pos.side_to_move().index()
+            || [b, w, k] != [bb.pieces[0], bb.pieces[1], bb.kings]
+        {
             return Err(at("stored position differs from the replayed one".into()));
         }
-        if no_progress != game.no_progress_plies() || repetitions as usize != game.repetition_count() {
+        if no_progress != game.no_progress_plies()
+            || repetitions as usize != game.repetition_count()
+        {
             return Err(at("stored draw counters differ from the replay".into()));
         }
         let moves = game.legal_moves().to_vec();
@@ -433,9 +448,7 @@ fn read_game(c: &mut Cursor<'_>, variant: Variant) -> Result<GameRecord, ShardEr
     // The stored end must agree with the replay.
     let ok = match (end, game.outcome()) {
         (GameEnd::Rules(r), Some(o)) => o.reason == r && o.winner == winner,
-        (GameEnd::Resignation, None) => {
-            winner == Some(game.position().side_to_move().opponent())
-        }
+        (GameEnd::Resignation, None) => winner == Some(game.position().side_to_move().opponent()),
         (GameEnd::MaxPlies, None) => winner.is_none(),
         _ => false,
     };
@@ -478,7 +491,10 @@ mod tests {
         assert!(s.games.is_empty());
         let mut bad = bytes.clone();
         bad[16] = 1; // claims one game: checksum catches it
-        assert!(matches!(decode_shard(&bad), Err(ShardError::Checksum { .. })));
+        assert!(matches!(
+            decode_shard(&bad),
+            Err(ShardError::Checksum { .. })
+        ));
         let mut bad = bytes.clone();
         bad[8] = 9;
         assert!(matches!(

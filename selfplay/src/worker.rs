@@ -326,7 +326,9 @@ impl Slot {
             let side = self.game.position().side_to_move();
             if d.root_visits > 0 && d.value() < cfg.resign_value {
                 if self.resign_enabled {
-                    return SlotStep::Finished(self.record(GameEnd::Resignation, Some(side.opponent())));
+                    return SlotStep::Finished(
+                        self.record(GameEnd::Resignation, Some(side.opponent())),
+                    );
                 }
                 self.would_have_resigned.get_or_insert(side);
             }
@@ -440,7 +442,8 @@ fn worker(
         if pending.is_empty() {
             return Ok(());
         }
-        let reqs: Vec<EvalRequest<'_>> = pending.iter().map(|&i| slots[i].search.request()).collect();
+        let reqs: Vec<EvalRequest<'_>> =
+            pending.iter().map(|&i| slots[i].search.request()).collect();
         evaluator.evaluate(&reqs, &mut out)?;
         drop(reqs);
         for (k, &i) in pending.iter().enumerate() {

@@ -41,13 +41,17 @@ fn tactic(i: usize) -> (Game, Move, Move) {
     // The positions are what they claim to be.
     let mut a = g.clone();
     a.play(&win).unwrap();
-    assert!(a.outcome().is_some_and(|o| o.winner == Some(tammi_rules::Color::Black)));
+    assert!(
+        a.outcome()
+            .is_some_and(|o| o.winner == Some(tammi_rules::Color::Black))
+    );
     let mut b = g.clone();
     b.play(&lose).unwrap();
     assert!(b.legal_moves().iter().any(|r| {
         let mut c = b.clone();
         c.play(r).unwrap();
-        c.outcome().is_some_and(|o| o.winner == Some(tammi_rules::Color::White))
+        c.outcome()
+            .is_some_and(|o| o.winner == Some(tammi_rules::Color::White))
     }));
     (g, win, lose)
 }
@@ -77,7 +81,11 @@ impl Evaluator for Misleading {
     fn variant(&self) -> Variant {
         Variant::English
     }
-    fn evaluate(&self, batch: &[EvalRequest<'_>], out: &mut Vec<EvalResult>) -> Result<(), ModelError> {
+    fn evaluate(
+        &self,
+        batch: &[EvalRequest<'_>],
+        out: &mut Vec<EvalResult>,
+    ) -> Result<(), ModelError> {
         out.resize_with(batch.len(), EvalResult::default);
         for (r, o) in batch.iter().zip(out.iter_mut()) {
             let n = r.moves.len();
@@ -148,7 +156,12 @@ fn values_are_from_the_side_to_move() {
     let wi = g.legal_moves().iter().position(|m| *m == win).unwrap();
     let other_visits: u32 = d.visits.iter().sum::<u32>() - d.visits[wi];
     let expected_win = d.visits[wi] as f32 / d.root_visits as f32;
-    assert!((d.root_wdl[0] - expected_win).abs() < 1e-5, "{:?} {:?}", d.root_wdl, d.visits);
+    assert!(
+        (d.root_wdl[0] - expected_win).abs() < 1e-5,
+        "{:?} {:?}",
+        d.root_wdl,
+        d.visits
+    );
     // The rest is the root's own draw and the other subtree (draws, and
     // White's winning reply after the bad capture): no more loss than its visits.
     assert!((d.root_wdl.iter().sum::<f32>() - 1.0).abs() < 1e-5);

@@ -24,22 +24,38 @@ fn small(root: RootSelection) -> SelfPlayConfig {
 
 fn play(ev: &dyn Evaluator, cfg: &SelfPlayConfig, games: u64, seed: u64) -> Vec<GameRecord> {
     let mut out = Vec::new();
-    let stats = run_selfplay(ev, cfg, games, seed, Duration::from_millis(200), &mut |e, _| {
-        if let Event::Game(g) = e {
-            out.push(*g);
-        }
-        Ok(ControlFlow::Continue(()))
-    })
+    let stats = run_selfplay(
+        ev,
+        cfg,
+        games,
+        seed,
+        Duration::from_millis(200),
+        &mut |e, _| {
+            if let Event::Game(g) = e {
+                out.push(*g);
+            }
+            Ok(ControlFlow::Continue(()))
+        },
+    )
     .unwrap();
     assert_eq!(stats.games, games);
-    assert_eq!(stats.finished_plies, out.iter().map(|g| g.plies() as u64).sum::<u64>());
+    assert_eq!(
+        stats.finished_plies,
+        out.iter().map(|g| g.plies() as u64).sum::<u64>()
+    );
     out
 }
 
 #[test]
 fn one_thread_runs_are_reproducible_bit_for_bit() {
     let uniform = UniformEvaluator::new(Variant::English);
-    let model = Model::new(Variant::English, &NetConfig::mlp(1, 16), 5, DeviceChoice::Flex).unwrap();
+    let model = Model::new(
+        Variant::English,
+        &NetConfig::mlp(1, 16),
+        5,
+        DeviceChoice::Flex,
+    )
+    .unwrap();
     let net = model.evaluator();
     for (ev, root) in [
         (&uniform as &dyn Evaluator, RootSelection::Puct),
@@ -67,7 +83,10 @@ fn shards_round_trip_and_replay_through_the_rules() {
     let path = dir.path().join("s.bin");
     write_shard(&path, Variant::English, &games).unwrap();
     // Only the shard is visible: the temporary file was renamed.
-    let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
     assert_eq!(names, vec![std::ffi::OsString::from("s.bin")]);
     let shard = read_shard(&path).unwrap();
     assert_eq!(shard.variant, Variant::English);
@@ -96,13 +115,28 @@ fn shards_round_trip_and_replay_through_the_rules() {
             };
             assert_eq!(s.result, expect);
             assert_eq!(s.policy.len(), s.moves.len());
-            if s.full_search { full += 1 } else { cheap += 1 }
+            if s.full_search {
+                full += 1
+            } else {
+                cheap += 1
+            }
             batch
-                .push(&s.position, s.no_progress, s.repetitions, &s.moves, &s.policy, s.result, Some(s.moves_left as f32))
+                .push(
+                    &s.position,
+                    s.no_progress,
+                    s.repetitions,
+                    &s.moves,
+                    &s.policy,
+                    s.result,
+                    Some(s.moves_left as f32),
+                )
                 .unwrap();
         }
     }
-    assert!(full > 0 && cheap > 0, "playout cap: {full} full, {cheap} cheap");
+    assert!(
+        full > 0 && cheap > 0,
+        "playout cap: {full} full, {cheap} cheap"
+    );
     assert_eq!(batch.len(), shard.samples());
 }
 
@@ -118,7 +152,10 @@ fn corrupt_or_truncated_shards_are_errors_not_panics() {
     }
     let mut longer = bytes.clone();
     longer.push(0);
-    assert!(matches!(decode_shard(&longer), Err(ShardError::TrailingBytes(1))));
+    assert!(matches!(
+        decode_shard(&longer),
+        Err(ShardError::TrailingBytes(1))
+    ));
     for i in (0..bytes.len()).step_by(7) {
         let mut bad = bytes.clone();
         bad[i] ^= 0x10;
@@ -157,7 +194,10 @@ fn a_failed_write_leaves_no_shard_and_no_temporary_file() {
     std::fs::write(path.join("x"), b"x").unwrap();
     let e = write_shard(&path, Variant::English, &[]).unwrap_err();
     assert!(matches!(e, ShardError::Io { .. }), "{e}");
-    let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
     assert_eq!(names, vec![std::ffi::OsString::from("s.bin")]);
     let missing = read_shard(&dir.path().join("none.bin")).unwrap_err();
     assert!(missing.to_string().contains("none.bin"));
@@ -175,7 +215,10 @@ fn resignation_ends_games_except_where_disabled() {
         ..small(RootSelection::Puct)
     };
     let games = play(&ev, &cfg, 12, 4);
-    let resigned: Vec<_> = games.iter().filter(|g| g.end == GameEnd::Resignation).collect();
+    let resigned: Vec<_> = games
+        .iter()
+        .filter(|g| g.end == GameEnd::Resignation)
+        .collect();
     let kept: Vec<_> = games.iter().filter(|g| g.resign_disabled).collect();
     assert!(!resigned.is_empty() && !kept.is_empty());
     for g in &resigned {

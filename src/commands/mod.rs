@@ -7,6 +7,7 @@ pub mod matchcmd;
 pub mod moves;
 pub mod openings;
 pub mod perft;
+pub mod selfplay;
 
 use std::fmt;
 use tammi_rules::{Game, Position, Variant, parse_fen};
