@@ -45,4 +45,4 @@ pub use shard::{
     SHARD_MAGIC, SHARD_VERSION, Shard, ShardError, decode_shard, encode_shard, read_shard,
     write_atomic, write_shard,
 };
-pub use worker::{Event, RunStats, SelfPlayError, run_selfplay};
+pub use worker::{Event, RunStats, SelfPlayError, Sink, run_selfplay};

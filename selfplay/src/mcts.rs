@@ -480,9 +480,9 @@ impl Search {
         pos.legal_moves_into(&mut self.scratch_moves);
         let terminal = if self.scratch_moves.is_empty() {
             Some(LOSS)
-        } else if self.draw_rules.threefold_repetition && reps >= 2 {
-            Some(DRAW)
-        } else if self.draw_rules.no_progress_plies.is_some_and(|l| np >= l) {
+        } else if (self.draw_rules.threefold_repetition && reps >= 2)
+            || self.draw_rules.no_progress_plies.is_some_and(|l| np >= l)
+        {
             Some(DRAW)
         } else {
             None

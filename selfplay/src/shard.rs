@@ -371,12 +371,10 @@ fn read_game(c: &mut Cursor<'_>, variant: Variant) -> Result<GameRecord, ShardEr
         return Err(corrupt(format!("flags {flags:#x}")));
     }
     let resign_disabled = flags & 1 != 0;
-    let would_have_resigned = (flags & 2 != 0).then(|| {
-        if flags & 4 != 0 {
-            Color::White
-        } else {
-            Color::Black
-        }
+    let would_have_resigned = (flags & 2 != 0).then_some(if flags & 4 != 0 {
+        Color::White
+    } else {
+        Color::Black
     });
     let plies = c.u32()? as usize;
     let mut game = Game::from_position(start);

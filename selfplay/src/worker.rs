@@ -136,6 +136,9 @@ struct Counters {
     stop: AtomicBool,
 }
 
+/// The caller's handler of run events: `Break` stops the run.
+pub type Sink<'a> = dyn FnMut(Event, &RunStats) -> Result<ControlFlow<()>, SelfPlayError> + 'a;
+
 /// Mixes a run seed and a game number into the game's seed.
 fn game_seed(seed: u64, id: u64) -> u64 {
     let mut z = seed ^ id.wrapping_mul(0x9E37_79B9_7F4A_7C15);
@@ -157,7 +160,7 @@ pub fn run_selfplay(
     games: u64,
     seed: u64,
     tick: Duration,
-    sink: &mut dyn FnMut(Event, &RunStats) -> Result<ControlFlow<()>, SelfPlayError>,
+    sink: &mut Sink<'_>,
 ) -> Result<RunStats, SelfPlayError> {
     cfg.validate()
         .map_err(|e| SelfPlayError::Config(e.to_string()))?;

@@ -60,12 +60,12 @@ fn tactic(i: usize) -> (Game, Move, Move) {
 fn uniform_evaluator_finds_the_winning_capture() {
     let ev = UniformEvaluator::new(Variant::English);
     for root in [RootSelection::Puct, RootSelection::Gumbel] {
-        for i in 0..TACTICS.len() {
+        for (i, t) in TACTICS.iter().enumerate() {
             let (g, win, _) = tactic(i);
             for sims in [16, 64] {
                 let mut s = Search::new(&cfg(root));
                 let d = s.think(&g, &ev, budget(sims), None, &mut rng()).unwrap();
-                assert_eq!(d.mv, win, "{root:?} {} sims {sims}", TACTICS[i].0);
+                assert_eq!(d.mv, win, "{root:?} {} sims {sims}", t.0);
                 assert!(d.value() > 0.0, "{root:?}: root value {}", d.value());
             }
         }
