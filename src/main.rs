@@ -32,7 +32,9 @@ enum Command {
     Perft(commands::perft::Args),
     /// The network's raw outputs for a position: W/D/L and the policy over legal moves.
     Infer(commands::infer::Args),
-    /// Speed tests (`bench nn`: network inference and training rates).
+    /// Play self-play games and write training shards.
+    Selfplay(commands::selfplay::Args),
+    /// Speed tests (`bench nn`: network inference and training rates; `bench selfplay`).
     Bench(commands::bench::Args),
 }
 
@@ -70,6 +72,7 @@ fn main() -> ExitCode {
         Command::Match(args) => commands::matchcmd::run(&args),
         Command::Ratings(args) => commands::ratings::run(&args),
         Command::Infer(args) => commands::infer::run(&args),
+        Command::Selfplay(args) => commands::selfplay::run(&args),
         Command::Bench(args) => commands::bench::run(&args),
     };
     match result {

@@ -21,6 +21,39 @@ pub struct Args {
 pub enum What {
     /// Network speed: inference by batch size, parallel callers, training steps.
     Nn(NnArgs),
+    /// Self-play speed (simulations/s, positions/s) next to the raw network rate.
+    Selfplay(SelfplayArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct SelfplayArgs {
+    /// Config file: [model] shapes the fresh net (without --model), [selfplay] the search and workers.
+    #[arg(long)]
+    pub config: PathBuf,
+    /// Model directory to measure instead of a fresh net.
+    #[arg(long)]
+    pub model: Option<PathBuf>,
+    /// Use the uniform evaluator (measures the search alone).
+    #[arg(long)]
+    pub uniform: bool,
+    /// Worker threads (overrides the config; sizes rayon's pool unless RAYON_NUM_THREADS is set).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Seconds of self-play measured (after `--warmup` seconds); the raw network gets as long.
+    #[arg(long, default_value_t = 10.0)]
+    pub seconds: f64,
+    /// Seconds of self-play before measuring.
+    #[arg(long, default_value_t = 2.0)]
+    pub warmup: f64,
+    /// Variant.
+    #[arg(long, default_value = "english")]
+    pub variant: Variant,
+    /// Backend: flex (CPU), wgpu or cuda (the last two only when compiled in).
+    #[arg(long, default_value = "flex")]
+    pub backend: String,
+    /// Print the result as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(clap::Args, Debug)]
@@ -57,6 +90,7 @@ pub struct NnArgs {
 pub fn run(args: &Args) -> CliResult {
     match &args.what {
         What::Nn(a) => run_nn(a),
+        What::Selfplay(a) => run_selfplay_bench(a),
     }
 }
 
@@ -239,6 +273,124 @@ fn run_nn(a: &NnArgs) -> CliResult {
     emit("training", a.train_batch, pps, 3.0);
     if a.json {
         println!("{}", serde_json::Value::Array(rows));
+    }
+    Ok(())
+}
+
+fn run_selfplay_bench(a: &SelfplayArgs) -> CliResult {
+    use super::selfplay::{selfplay_config, size_rayon_pool};
+    use std::ops::ControlFlow;
+    use tammi_selfplay::{RunStats, run_selfplay};
+    for (name, v) in [("--seconds", a.seconds), ("--warmup", a.warmup)] {
+        if !(v.is_finite() && (0.0..=600.0).contains(&v)) || (name == "--seconds" && v == 0.0) {
+            return Err(CliError(format!("{name} must be in (0, 600], not {v}")));
+        }
+    }
+    let mut cfg = selfplay_config(&a.config)?;
+    if let Some(t) = a.threads {
+        cfg.threads = t;
+        cfg.validate()?;
+    }
+    size_rayon_pool(cfg.threads);
+    let backend: DeviceChoice = a.backend.parse()?;
+    let model = match (&a.model, a.uniform) {
+        (_, true) => None,
+        (Some(dir), false) => Some(Model::load(dir, a.variant, backend)?),
+        (None, false) => Some(Model::new(
+            a.variant,
+            &super::infer::model_config(&a.config)?,
+            1,
+            backend,
+        )?),
+    };
+    let uniform = tammi_model::UniformEvaluator::new(a.variant);
+    let net = model.as_ref().map(|m| m.evaluator());
+    let ev: &dyn Evaluator = match &net {
+        Some(n) => n,
+        None => &uniform,
+    };
+    let warm = Duration::from_secs_f64(a.warmup);
+    let end = Duration::from_secs_f64(a.warmup + a.seconds);
+    let mut first: Option<RunStats> = None;
+    let mut last = RunStats::default();
+    let finished = run_selfplay(
+        ev,
+        &cfg,
+        u64::MAX,
+        1,
+        Duration::from_millis(50),
+        &mut |_, s| {
+            if first.is_none() && s.elapsed >= warm {
+                first = Some(s.clone());
+            }
+            last = s.clone();
+            Ok(if s.elapsed >= end {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            })
+        },
+    )
+    .map_err(|e| CliError(e.to_string()))?;
+    let f = first.unwrap_or_default();
+    let dt = (last.elapsed - f.elapsed).as_secs_f64().max(1e-9);
+    let rate = |x: u64, y: u64| (x - y) as f64 / dt;
+    let sims = rate(last.simulations, f.simulations);
+    let evals = rate(last.evaluations, f.evaluations);
+    let positions = rate(last.positions, f.positions);
+    let batches = last.batches - f.batches;
+    let mean_batch = (last.evaluations - f.evaluations) as f64 / batches.max(1) as f64;
+    let raw = match &net {
+        Some(n) => {
+            let games = sample_games(a.variant, cfg.batch_size);
+            Some(parallel_rate(n, &games, finished.workers, a.seconds, true)?)
+        }
+        None => None,
+    };
+    if a.json {
+        println!(
+            "{}",
+            serde_json::json!({
+                "workers": finished.workers,
+                "rayon_threads": rayon::current_num_threads(),
+                "games_per_thread": cfg.games_per_thread,
+                "batch_size": cfg.batch_size,
+                "root_selection": format!("{:?}", cfg.root_selection).to_lowercase(),
+                "simulations_per_move": cfg.simulations,
+                "seconds": dt,
+                "simulations_per_second": sims,
+                "evaluations_per_second": evals,
+                "positions_per_second": positions,
+                "mean_batch": mean_batch,
+                "games_finished": last.games - f.games,
+                "raw_network_per_second": raw,
+            })
+        );
+    } else {
+        println!(
+            "self-play: {} worker(s), rayon threads {}, {} games/worker, batch {}, {:?} {} sims/move, measured {:.1}s",
+            finished.workers,
+            rayon::current_num_threads(),
+            cfg.games_per_thread,
+            cfg.batch_size,
+            cfg.root_selection,
+            cfg.simulations,
+            dt
+        );
+        println!("simulations/s      {sims:>10.0}");
+        println!("evaluations/s      {evals:>10.0}  (mean batch {mean_batch:.1})");
+        println!(
+            "positions/s        {positions:>10.0}  ({} games finished)",
+            last.games - f.games
+        );
+        if let Some(r) = raw {
+            println!(
+                "raw network/s      {r:>10.0}  ({} rayon callers x batch {}); simulations/s = {:.2} x raw",
+                finished.workers,
+                cfg.batch_size,
+                sims / r
+            );
+        }
     }
     Ok(())
 }

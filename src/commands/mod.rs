@@ -8,6 +8,7 @@ pub mod moves;
 pub mod openings;
 pub mod perft;
 pub mod ratings;
+pub mod selfplay;
 
 use std::fmt;
 use tammi_rules::{Game, Position, Variant, parse_fen};

@@ -1,0 +1,203 @@
+//! The `[selfplay]` section of the TOML configs: search, game and worker settings.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// How the root move is chosen and what the policy target is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RootSelection {
+    /// AlphaZero: PUCT everywhere, Dirichlet noise at the root, the move drawn
+    /// from the visit counts with the temperature schedule, the visit
+    /// distribution as policy target.
+    Puct,
+    /// Gumbel AlphaZero (Danihelka et al., 2022): Gumbel-top-k sampling of
+    /// root candidates, sequential halving over the simulation budget, the
+    /// completed-Q improved policy as target.  Sound with small budgets.
+    Gumbel,
+}
+
+/// Settings of self-play (the `[selfplay]` section).  Every key has a
+/// default, unknown keys are an error; [`SelfPlayConfig::validate`] checks ranges.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SelfPlayConfig {
+    /// `puct` or `gumbel`.
+    pub root_selection: RootSelection,
+    /// New simulations (leaf visits) per full search of a move.
+    pub simulations: u32,
+    /// PUCT exploration constant.
+    pub c_puct: f32,
+    /// First-play urgency: an unvisited child is valued at the parent's
+    /// evaluation (the network's value of the parent) minus this times the square root of the visited children's prior mass.
+    pub fpu_reduction: f32,
+    /// Dirichlet noise concentration at the root (PUCT only).
+    pub dirichlet_alpha: f32,
+    /// Share of the root priors replaced by Dirichlet noise (PUCT only; 0 = none).
+    pub dirichlet_fraction: f32,
+    /// Temperature of the move choice during the first `temperature_plies` plies (PUCT only).
+    pub temperature: f32,
+    /// Plies played with `temperature`.
+    pub temperature_plies: u32,
+    /// Temperature after that (0 = the most visited move).
+    pub final_temperature: f32,
+    /// Keep the subtree of the played move for the next search.
+    pub tree_reuse: bool,
+    /// Gumbel: root moves considered (k of Gumbel-top-k).
+    pub gumbel_considered: u32,
+    /// Gumbel: `c_visit` of the sigma transform of Q values.
+    pub gumbel_c_visit: f32,
+    /// Gumbel: `c_scale` of the sigma transform of Q values.
+    pub gumbel_c_scale: f32,
+    /// Playout-cap randomization: fraction of moves searched with
+    /// `simulations` and recorded as policy targets; the others get
+    /// `cheap_simulations` and no noise.  1 = every move searched fully.
+    pub full_search_fraction: f32,
+    /// Simulations of a cheap search.
+    pub cheap_simulations: u32,
+    /// Resign when the searched value for the side to move falls below this
+    /// (values are in [-1, 1]; -1 or lower never resigns).
+    pub resign_value: f32,
+    /// Fraction of games in which resignation is disabled, to count false resignations.
+    pub resign_disabled_fraction: f32,
+    /// Plies after which a game is adjudicated a draw (the rules' draw
+    /// counters usually end games long before).
+    pub max_plies: u32,
+    /// Worker threads (one per core is best with the CPU backend).
+    pub threads: usize,
+    /// Games each worker advances at once.
+    pub games_per_thread: usize,
+    /// Most leaves in one network call (a batch holds at most one leaf per game).
+    pub batch_size: usize,
+    /// Games per shard file.
+    pub games_per_shard: usize,
+}
+
+impl Default for SelfPlayConfig {
+    fn default() -> SelfPlayConfig {
+        SelfPlayConfig {
+            root_selection: RootSelection::Gumbel,
+            simulations: 64,
+            c_puct: 1.5,
+            fpu_reduction: 0.25,
+            dirichlet_alpha: 1.0,
+            dirichlet_fraction: 0.25,
+            temperature: 1.0,
+            temperature_plies: 12,
+            final_temperature: 0.0,
+            tree_reuse: true,
+            gumbel_considered: 8,
+            gumbel_c_visit: 50.0,
+            gumbel_c_scale: 0.1,
+            full_search_fraction: 1.0,
+            cheap_simulations: 16,
+            resign_value: -1.0,
+            resign_disabled_fraction: 0.1,
+            max_plies: 400,
+            threads: 2,
+            games_per_thread: 32,
+            batch_size: 32,
+            games_per_shard: 64,
+        }
+    }
+}
+
+/// A config value out of range.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigError(pub String);
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+impl SelfPlayConfig {
+    /// Checks every value's range, naming the first bad key.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let bad = |key: &str, why: &str| Err(ConfigError(format!("selfplay.{key} {why}")));
+        let finite_pos = |x: f32| x.is_finite() && x > 0.0;
+        let unit = |x: f32| x.is_finite() && (0.0..=1.0).contains(&x);
+        if !(1..=1_000_000).contains(&self.simulations) {
+            return bad("simulations", "must be between 1 and 1000000");
+        }
+        if !(1..=1_000_000).contains(&self.cheap_simulations) {
+            return bad("cheap_simulations", "must be between 1 and 1000000");
+        }
+        if !(self.c_puct.is_finite() && self.c_puct >= 0.0) {
+            return bad("c_puct", "must be a finite number >= 0");
+        }
+        if !(self.fpu_reduction.is_finite() && self.fpu_reduction >= 0.0) {
+            return bad("fpu_reduction", "must be a finite number >= 0");
+        }
+        if !finite_pos(self.dirichlet_alpha) {
+            return bad("dirichlet_alpha", "must be a finite number > 0");
+        }
+        if !unit(self.dirichlet_fraction) {
+            return bad("dirichlet_fraction", "must be between 0 and 1");
+        }
+        if !(self.temperature.is_finite() && self.temperature >= 0.0) {
+            return bad("temperature", "must be a finite number >= 0");
+        }
+        if !(self.final_temperature.is_finite() && self.final_temperature >= 0.0) {
+            return bad("final_temperature", "must be a finite number >= 0");
+        }
+        if self.gumbel_considered < 1 {
+            return bad("gumbel_considered", "must be at least 1");
+        }
+        if !(self.gumbel_c_visit.is_finite() && self.gumbel_c_visit >= 0.0) {
+            return bad("gumbel_c_visit", "must be a finite number >= 0");
+        }
+        if !(self.gumbel_c_scale.is_finite() && self.gumbel_c_scale >= 0.0) {
+            return bad("gumbel_c_scale", "must be a finite number >= 0");
+        }
+        if !unit(self.full_search_fraction) {
+            return bad("full_search_fraction", "must be between 0 and 1");
+        }
+        if !self.resign_value.is_finite() {
+            return bad("resign_value", "must be a finite number");
+        }
+        if !unit(self.resign_disabled_fraction) {
+            return bad("resign_disabled_fraction", "must be between 0 and 1");
+        }
+        if !(1..=100_000).contains(&self.max_plies) {
+            return bad("max_plies", "must be between 1 and 100000");
+        }
+        if !(1..=1024).contains(&self.threads) {
+            return bad("threads", "must be between 1 and 1024");
+        }
+        if !(1..=65_536).contains(&self.games_per_thread) {
+            return bad("games_per_thread", "must be between 1 and 65536");
+        }
+        if !(1..=65_536).contains(&self.batch_size) {
+            return bad("batch_size", "must be between 1 and 65536");
+        }
+        if !(1..=1_000_000).contains(&self.games_per_shard) {
+            return bad("games_per_shard", "must be between 1 and 1000000");
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_valid_and_ranges_are_checked() {
+        SelfPlayConfig::default().validate().unwrap();
+        let c = SelfPlayConfig {
+            dirichlet_fraction: 1.5,
+            ..SelfPlayConfig::default()
+        };
+        let e = c.validate().unwrap_err().to_string();
+        assert!(e.contains("dirichlet_fraction"), "{e}");
+        let c = SelfPlayConfig {
+            batch_size: 0,
+            ..SelfPlayConfig::default()
+        };
+        assert!(c.validate().is_err());
+    }
+}

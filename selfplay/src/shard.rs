@@ -1,0 +1,508 @@
+//! Training shards: a small versioned binary format, written atomically.
+//!
+//! # Layout (format version 1, little-endian)
+//!
+//! Header, 40 bytes:
+//!
+//! | bytes | field |
+//! |---|---|
+//! | 0..8 | magic `TAMMISHD` |
+//! | 8..12 | format version (u32) |
+//! | 12 | variant, as its PDN `GameType` number (u8) |
+//! | 13..16 | zero |
+//! | 16..20 | games (u32) |
+//! | 20..24 | samples (u32) |
+//! | 24..32 | payload length in bytes (u64) |
+//! | 32..36 | CRC-32 (IEEE) of header bytes 0..32 followed by the payload (u32) |
+//! | 36..40 | zero |
+//!
+//! Payload, per game: id (u64); start FEN (u16 length + UTF-8); winner (u8:
+//! 0 black, 1 white, 2 draw); end (u8: 0 no-moves, 1 repetition, 2
+//! no-progress, 3 resignation, 4 max-plies); flags (u8: bit 0 resignation
+//! disabled, bit 1 would have resigned, bit 2 that side was white); plies
+//! (u32); then per ply: played move index (u16), legal move count (u16), side
+//! to move (u8), pieces of black, of white, kings (3 x u64 bitboards in the
+//! rules core's layout), no-progress (u16), repetitions (u16), full search
+//! (u8), root visits (u32), root W/D/L (3 x f32), policy (count x f32); then
+//! the PDN (u32 length + UTF-8).
+//!
+//! Moves are stored as indices into the legal moves in the rules core's
+//! order, so the reader replays every game through the rules: it rebuilds the
+//! legal moves and checks every stored position, counter and the result
+//! against the replay.  Result targets and moves left are derived from the
+//! game's end, so they cannot disagree with it.
+
+use crate::record::{GameEnd, GameRecord, Sample, result_for};
+use std::fmt;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use tammi_rules::{Color, Game, Variant, parse_fen, to_fen};
+
+/// Magic bytes at the start of every shard.
+pub const SHARD_MAGIC: [u8; 8] = *b"TAMMISHD";
+/// The format version this code writes and reads.
+pub const SHARD_VERSION: u32 = 1;
+const HEADER_LEN: usize = 40;
+
+/// Why a shard could not be written or read.
+#[derive(Debug)]
+pub enum ShardError {
+    /// A file-system error, with the path.
+    Io {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    /// Not a shard: wrong magic bytes.
+    BadMagic,
+    /// A format version this code does not read.
+    UnsupportedVersion(u32),
+    /// Shorter than its header says.
+    Truncated { expected: u64, found: u64 },
+    /// Longer than its header says.
+    TrailingBytes(u64),
+    /// The checksum does not match: the file is corrupt.
+    Checksum { stored: u32, computed: u32 },
+    /// Well-formed bytes with impossible content (bad variant, illegal move index, ...).
+    Corrupt(String),
+    /// More data than the format's counters can hold.
+    TooLarge(String),
+}
+
+impl fmt::Display for ShardError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ShardError::Io { path, error } => write!(f, "{}: {error}", path.display()),
+            ShardError::BadMagic => write!(f, "not a tammi shard (bad magic bytes)"),
+            ShardError::UnsupportedVersion(v) => write!(
+                f,
+                "shard format version {v} is not supported (this build reads {SHARD_VERSION})"
+            ),
+            ShardError::Truncated { expected, found } => write!(
+                f,
+                "shard is truncated: {found} bytes where {expected} were expected"
+            ),
+            ShardError::TrailingBytes(n) => write!(f, "shard has {n} bytes after its payload"),
+            ShardError::Checksum { stored, computed } => write!(
+                f,
+                "shard checksum mismatch (stored {stored:08x}, computed {computed:08x}): the file is corrupt"
+            ),
+            ShardError::Corrupt(m) => write!(f, "corrupt shard: {m}"),
+            ShardError::TooLarge(m) => write!(f, "shard too large: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for ShardError {}
+
+/// The content of a shard.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Shard {
+    pub variant: Variant,
+    pub games: Vec<GameRecord>,
+}
+
+impl Shard {
+    /// Number of samples over all games.
+    pub fn samples(&self) -> usize {
+        self.games.iter().map(|g| g.samples.len()).sum()
+    }
+}
+
+fn color_code(c: Option<Color>) -> u8 {
+    match c {
+        Some(Color::Black) => 0,
+        Some(Color::White) => 1,
+        None => 2,
+    }
+}
+
+/// Serialises games into shard bytes.
+pub fn encode_shard(variant: Variant, games: &[GameRecord]) -> Result<Vec<u8>, ShardError> {
+    let mut p: Vec<u8> = Vec::new();
+    let mut samples = 0u64;
+    for g in games {
+        if g.start.variant() != variant {
+            return Err(ShardError::Corrupt(format!(
+                "game {} is {}, not {variant}",
+                g.id,
+                g.start.variant()
+            )));
+        }
+        p.extend_from_slice(&g.id.to_le_bytes());
+        let fen = to_fen(&g.start);
+        p.extend_from_slice(&(fen.len() as u16).to_le_bytes());
+        p.extend_from_slice(fen.as_bytes());
+        p.push(color_code(g.winner));
+        p.push(g.end.code());
+        let mut flags = g.resign_disabled as u8;
+        if let Some(c) = g.would_have_resigned {
+            flags |= 2 | ((c == Color::White) as u8) << 2;
+        }
+        p.push(flags);
+        p.extend_from_slice(&(g.samples.len() as u32).to_le_bytes());
+        for s in &g.samples {
+            if s.moves.len() > u16::MAX as usize || s.policy.len() != s.moves.len() {
+                return Err(ShardError::TooLarge(format!(
+                    "game {}: {} moves, {} policy entries",
+                    g.id,
+                    s.moves.len(),
+                    s.policy.len()
+                )));
+            }
+            p.extend_from_slice(&(s.played as u16).to_le_bytes());
+            p.extend_from_slice(&(s.moves.len() as u16).to_le_bytes());
+            p.push(s.position.side_to_move().index() as u8);
+            let bb = s.position.bitboards();
+            for x in [bb.pieces[0], bb.pieces[1], bb.kings] {
+                p.extend_from_slice(&x.to_le_bytes());
+            }
+            p.extend_from_slice(&s.no_progress.to_le_bytes());
+            p.extend_from_slice(&(s.repetitions.min(u16::MAX as u32) as u16).to_le_bytes());
+            p.push(s.full_search as u8);
+            p.extend_from_slice(&s.root_visits.to_le_bytes());
+            for x in s.root_wdl {
+                p.extend_from_slice(&x.to_le_bytes());
+            }
+            for x in &s.policy {
+                p.extend_from_slice(&x.to_le_bytes());
+            }
+        }
+        p.extend_from_slice(&(g.pdn.len() as u32).to_le_bytes());
+        p.extend_from_slice(g.pdn.as_bytes());
+        samples += g.samples.len() as u64;
+    }
+    let games_n = u32::try_from(games.len())
+        .map_err(|_| ShardError::TooLarge(format!("{} games", games.len())))?;
+    let samples_n =
+        u32::try_from(samples).map_err(|_| ShardError::TooLarge(format!("{samples} samples")))?;
+    let mut out = Vec::with_capacity(HEADER_LEN + p.len());
+    out.extend_from_slice(&SHARD_MAGIC);
+    out.extend_from_slice(&SHARD_VERSION.to_le_bytes());
+    out.extend_from_slice(&[variant.pdn_game_type(), 0, 0, 0]);
+    out.extend_from_slice(&games_n.to_le_bytes());
+    out.extend_from_slice(&samples_n.to_le_bytes());
+    out.extend_from_slice(&(p.len() as u64).to_le_bytes());
+    let mut h = crc32fast::Hasher::new();
+    h.update(&out);
+    h.update(&p);
+    out.extend_from_slice(&h.finalize().to_le_bytes());
+    out.extend_from_slice(&[0; 4]);
+    out.extend_from_slice(&p);
+    Ok(out)
+}
+
+/// Writes a shard atomically: to a temporary file in the same directory,
+/// synced, then renamed over `path`.  A crash leaves at most a `.tmp` file,
+/// never a partial shard under `path`.
+pub fn write_shard(path: &Path, variant: Variant, games: &[GameRecord]) -> Result<(), ShardError> {
+    let bytes = encode_shard(variant, games)?;
+    write_atomic(path, &bytes)
+}
+
+/// Writes bytes atomically (temporary file + fsync + rename).
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ShardError> {
+    let io = |error| ShardError::Io {
+        path: path.to_path_buf(),
+        error,
+    };
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result.map_err(io)
+}
+
+/// Reads and verifies a shard file.
+pub fn read_shard(path: &Path) -> Result<Shard, ShardError> {
+    let bytes = std::fs::read(path).map_err(|error| ShardError::Io {
+        path: path.to_path_buf(),
+        error,
+    })?;
+    decode_shard(&bytes)
+}
+
+struct Cursor<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], ShardError> {
+        if self.bytes.len() - self.pos < n {
+            return Err(ShardError::Corrupt(format!(
+                "record runs past the end of the payload at byte {}",
+                self.pos
+            )));
+        }
+        let s = &self.bytes[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(s)
+    }
+    fn u8(&mut self) -> Result<u8, ShardError> {
+        Ok(self.take(1)?[0])
+    }
+    fn u16(&mut self) -> Result<u16, ShardError> {
+        Ok(u16::from_le_bytes(
+            self.take(2)?.try_into().expect("2 bytes"),
+        ))
+    }
+    fn u32(&mut self) -> Result<u32, ShardError> {
+        Ok(u32::from_le_bytes(
+            self.take(4)?.try_into().expect("4 bytes"),
+        ))
+    }
+    fn u64(&mut self) -> Result<u64, ShardError> {
+        Ok(u64::from_le_bytes(
+            self.take(8)?.try_into().expect("8 bytes"),
+        ))
+    }
+    fn f32(&mut self) -> Result<f32, ShardError> {
+        Ok(f32::from_le_bytes(
+            self.take(4)?.try_into().expect("4 bytes"),
+        ))
+    }
+    fn str(&mut self, n: usize, what: &str) -> Result<String, ShardError> {
+        String::from_utf8(self.take(n)?.to_vec())
+            .map_err(|_| ShardError::Corrupt(format!("{what} is not UTF-8")))
+    }
+}
+
+/// Parses and verifies shard bytes: header, checksum, then every game
+/// replayed through the rules.
+pub fn decode_shard(bytes: &[u8]) -> Result<Shard, ShardError> {
+    if bytes.len() < HEADER_LEN {
+        if bytes.len() < 8 || bytes[..8] != SHARD_MAGIC {
+            return Err(ShardError::BadMagic);
+        }
+        return Err(ShardError::Truncated {
+            expected: HEADER_LEN as u64,
+            found: bytes.len() as u64,
+        });
+    }
+    if bytes[..8] != SHARD_MAGIC {
+        return Err(ShardError::BadMagic);
+    }
+    let h = |a: usize, b: usize| &bytes[a..b];
+    let version = u32::from_le_bytes(h(8, 12).try_into().expect("4"));
+    if version != SHARD_VERSION {
+        return Err(ShardError::UnsupportedVersion(version));
+    }
+    let payload_len = u64::from_le_bytes(h(24, 32).try_into().expect("8"));
+    let expected = HEADER_LEN as u64 + payload_len;
+    let found = bytes.len() as u64;
+    if found < expected {
+        return Err(ShardError::Truncated { expected, found });
+    }
+    if found > expected {
+        return Err(ShardError::TrailingBytes(found - expected));
+    }
+    let stored = u32::from_le_bytes(h(32, 36).try_into().expect("4"));
+    let payload = &bytes[HEADER_LEN..];
+    let mut hasher = crc32fast::Hasher::new();
+    hasher.update(&bytes[..32]);
+    hasher.update(payload);
+    let computed = hasher.finalize();
+    if stored != computed {
+        return Err(ShardError::Checksum { stored, computed });
+    }
+    let variant = Variant::from_pdn_game_type(bytes[12])
+        .ok_or_else(|| ShardError::Corrupt(format!("unknown variant code {}", bytes[12])))?;
+    let games_n = u32::from_le_bytes(h(16, 20).try_into().expect("4"));
+    let samples_n = u32::from_le_bytes(h(20, 24).try_into().expect("4"));
+    let mut c = Cursor {
+        bytes: payload,
+        pos: 0,
+    };
+    let mut games = Vec::new();
+    let mut samples_seen = 0u64;
+    for gi in 0..games_n {
+        let g = read_game(&mut c, variant).map_err(|e| match e {
+            ShardError::Corrupt(m) => ShardError::Corrupt(format!("game {}: {m}", gi + 1)),
+            e => e,
+        })?;
+        samples_seen += g.samples.len() as u64;
+        games.push(g);
+    }
+    if c.pos != payload.len() {
+        return Err(ShardError::Corrupt(format!(
+            "{} bytes left after {games_n} games",
+            payload.len() - c.pos
+        )));
+    }
+    if samples_seen != samples_n as u64 {
+        return Err(ShardError::Corrupt(format!(
+            "header says {samples_n} samples, games hold {samples_seen}"
+        )));
+    }
+    Ok(Shard { variant, games })
+}
+
+fn read_game(c: &mut Cursor<'_>, variant: Variant) -> Result<GameRecord, ShardError> {
+    let corrupt = |m: String| ShardError::Corrupt(m);
+    let id = c.u64()?;
+    let fen_len = c.u16()? as usize;
+    let fen = c.str(fen_len, "start FEN")?;
+    let start = parse_fen(variant, &fen).map_err(|e| corrupt(format!("start FEN '{fen}': {e}")))?;
+    let winner = match c.u8()? {
+        0 => Some(Color::Black),
+        1 => Some(Color::White),
+        2 => None,
+        x => return Err(corrupt(format!("winner code {x}"))),
+    };
+    let end_code = c.u8()?;
+    let end =
+        GameEnd::from_code(end_code).ok_or_else(|| corrupt(format!("end code {end_code}")))?;
+    let flags = c.u8()?;
+    if flags & !7 != 0 {
+        return Err(corrupt(format!("flags {flags:#x}")));
+    }
+    let resign_disabled = flags & 1 != 0;
+    let would_have_resigned = (flags & 2 != 0).then_some(if flags & 4 != 0 {
+        Color::White
+    } else {
+        Color::Black
+    });
+    let plies = c.u32()? as usize;
+    let mut game = Game::from_position(start);
+    let mut samples = Vec::with_capacity(plies.min(10_000));
+    for ply in 0..plies {
+        let at = |m: String| corrupt(format!("ply {}: {m}", ply + 1));
+        if let Some(o) = game.outcome() {
+            return Err(at(format!("the game was already over ({o})")));
+        }
+        let played = c.u16()? as usize;
+        let n = c.u16()? as usize;
+        let side = c.u8()?;
+        let (b, w, k) = (c.u64()?, c.u64()?, c.u64()?);
+        let no_progress = c.u16()?;
+        let repetitions = c.u16()? as u32;
+        let full = c.u8()?;
+        let root_visits = c.u32()?;
+        let root_wdl = [c.f32()?, c.f32()?, c.f32()?];
+        let pos = *game.position();
+        let bb = pos.bitboards();
+        if side as usize != pos.side_to_move().index()
+            || [b, w, k] != [bb.pieces[0], bb.pieces[1], bb.kings]
+        {
+            return Err(at("stored position differs from the replayed one".into()));
+        }
+        if no_progress != game.no_progress_plies()
+            || repetitions as usize != game.repetition_count()
+        {
+            return Err(at("stored draw counters differ from the replay".into()));
+        }
+        let moves = game.legal_moves().to_vec();
+        if n != moves.len() || played >= n {
+            return Err(at(format!(
+                "{n} moves stored with move {played} played, the position has {}",
+                moves.len()
+            )));
+        }
+        if full > 1 {
+            return Err(at(format!("full-search flag {full}")));
+        }
+        let mut policy = Vec::with_capacity(n);
+        for _ in 0..n {
+            policy.push(c.f32()?);
+        }
+        let sum: f32 = policy.iter().sum();
+        if policy.iter().any(|p| !p.is_finite() || *p < 0.0) || (sum - 1.0).abs() > 1e-3 {
+            return Err(at("policy target is not a distribution".into()));
+        }
+        if root_wdl.iter().any(|x| !x.is_finite()) {
+            return Err(at("root W/D/L is not finite".into()));
+        }
+        let mv = moves[played];
+        samples.push(Sample {
+            position: pos,
+            no_progress,
+            repetitions,
+            moves,
+            policy,
+            played,
+            result: [0.0; 3],
+            moves_left: 0,
+            full_search: full == 1,
+            root_visits,
+            root_wdl,
+        });
+        game.play(&mv)
+            .map_err(|e| at(format!("replaying the move: {e}")))?;
+    }
+    // The stored end must agree with the replay.
+    let ok = match (end, game.outcome()) {
+        (GameEnd::Rules(r), Some(o)) => o.reason == r && o.winner == winner,
+        (GameEnd::Resignation, None) => winner == Some(game.position().side_to_move().opponent()),
+        (GameEnd::MaxPlies, None) => winner.is_none(),
+        _ => false,
+    };
+    if !ok {
+        return Err(corrupt(format!(
+            "stored end ({}, winner {:?}) disagrees with the replay ({:?})",
+            end.name(),
+            winner,
+            game.outcome()
+        )));
+    }
+    let total = samples.len();
+    for (i, s) in samples.iter_mut().enumerate() {
+        s.result = result_for(winner, s.position.side_to_move());
+        s.moves_left = (total - i) as u32;
+    }
+    let pdn_len = c.u32()? as usize;
+    let pdn = c.str(pdn_len, "PDN")?;
+    Ok(GameRecord {
+        id,
+        start,
+        samples,
+        winner,
+        end,
+        resign_disabled,
+        would_have_resigned,
+        pdn,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_shard_round_trips_and_header_damage_is_caught() {
+        let bytes = encode_shard(Variant::English, &[]).unwrap();
+        assert_eq!(bytes.len(), HEADER_LEN);
+        let s = decode_shard(&bytes).unwrap();
+        assert!(s.games.is_empty());
+        let mut bad = bytes.clone();
+        bad[16] = 1; // claims one game: checksum catches it
+        assert!(matches!(
+            decode_shard(&bad),
+            Err(ShardError::Checksum { .. })
+        ));
+        let mut bad = bytes.clone();
+        bad[8] = 9;
+        assert!(matches!(
+            decode_shard(&bad),
+            Err(ShardError::UnsupportedVersion(9))
+        ));
+        assert!(matches!(decode_shard(b"hello"), Err(ShardError::BadMagic)));
+        assert!(matches!(
+            decode_shard(&bytes[..20]),
+            Err(ShardError::Truncated { .. })
+        ));
+    }
+}

@@ -1,0 +1,460 @@
+//! Self-play workers: each advances many games at once and gathers one leaf
+//! per game into a single batched evaluator call.
+//!
+//! Workers run as rayon tasks on the global pool (one per core is the
+//! measured best with the `flex` CPU backend, whose operations share that
+//! pool).  They all wait at a barrier before their first evaluation so that a
+//! thread waiting inside a network call can never pick up a not-yet-started
+//! worker and run it nested; for the same reason there are never more workers
+//! than rayon threads.
+
+use crate::config::SelfPlayConfig;
+use crate::mcts::{MoveBudget, Search, Step};
+use crate::record::{GameEnd, GameRecord, Sample, result_for};
+use crate::shard::ShardError;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+use std::fmt;
+use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Barrier, mpsc};
+use std::time::{Duration, Instant};
+use tammi_model::{EvalRequest, Evaluator, ModelError};
+use tammi_rules::{Color, Game, Variant, write_pdn};
+
+/// Why self-play stopped with an error.
+#[derive(Debug)]
+pub enum SelfPlayError {
+    /// The evaluator failed.
+    Model(ModelError),
+    /// A shard could not be written.
+    Shard(ShardError),
+    /// A bad setting.
+    Config(String),
+}
+
+impl fmt::Display for SelfPlayError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SelfPlayError::Model(e) => write!(f, "evaluator: {e}"),
+            SelfPlayError::Shard(e) => write!(f, "{e}"),
+            SelfPlayError::Config(m) => f.write_str(m),
+        }
+    }
+}
+
+impl std::error::Error for SelfPlayError {}
+
+impl From<ModelError> for SelfPlayError {
+    fn from(e: ModelError) -> Self {
+        SelfPlayError::Model(e)
+    }
+}
+
+impl From<ShardError> for SelfPlayError {
+    fn from(e: ShardError) -> Self {
+        SelfPlayError::Shard(e)
+    }
+}
+
+/// Counters of a run so far.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RunStats {
+    /// Workers actually running (the config's threads, capped at rayon's).
+    pub workers: usize,
+    /// Games finished.
+    pub games: u64,
+    /// Moves played (in finished and unfinished games).
+    pub positions: u64,
+    /// Simulations (leaf visits, terminal ones included).
+    pub simulations: u64,
+    /// Positions sent to the evaluator.
+    pub evaluations: u64,
+    /// Evaluator calls.
+    pub batches: u64,
+    /// Plies of the finished games.
+    pub finished_plies: u64,
+    pub black_wins: u64,
+    pub white_wins: u64,
+    pub draws: u64,
+    /// Games played with resignation disabled, and among them those where a
+    /// side fell below the threshold but did not lose.
+    pub resign_disabled_games: u64,
+    pub false_resignations: u64,
+    /// Time since the run started.
+    pub elapsed: Duration,
+}
+
+impl RunStats {
+    /// Mean plies per finished game.
+    pub fn average_length(&self) -> f64 {
+        if self.games == 0 {
+            0.0
+        } else {
+            self.finished_plies as f64 / self.games as f64
+        }
+    }
+
+    fn per_second(&self, x: u64) -> f64 {
+        let s = self.elapsed.as_secs_f64();
+        if s > 0.0 { x as f64 / s } else { 0.0 }
+    }
+
+    /// Finished games per second.
+    pub fn games_per_second(&self) -> f64 {
+        self.per_second(self.games)
+    }
+
+    /// Moves played per second.
+    pub fn positions_per_second(&self) -> f64 {
+        self.per_second(self.positions)
+    }
+
+    /// Simulations per second.
+    pub fn simulations_per_second(&self) -> f64 {
+        self.per_second(self.simulations)
+    }
+}
+
+/// What the run hands to its caller.
+#[derive(Debug)]
+pub enum Event {
+    /// A finished game.
+    Game(Box<GameRecord>),
+    /// Nothing finished for a while: a chance to refresh a display or stop.
+    Tick,
+}
+
+#[derive(Default)]
+struct Counters {
+    next_game: AtomicU64,
+    simulations: AtomicU64,
+    evaluations: AtomicU64,
+    batches: AtomicU64,
+    positions: AtomicU64,
+    stop: AtomicBool,
+}
+
+/// The caller's handler of run events: `Break` stops the run.
+pub type Sink<'a> = dyn FnMut(Event, &RunStats) -> Result<ControlFlow<()>, SelfPlayError> + 'a;
+
+/// Mixes a run seed and a game number into the game's seed.
+fn game_seed(seed: u64, id: u64) -> u64 {
+    let mut z = seed ^ id.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// Plays `games` games of self-play from the variant's start position.
+///
+/// `sink` gets every finished game (in the order they finish) and a
+/// [`Event::Tick`] about every `tick`; it returns `Break` to stop the run
+/// early (unfinished games are dropped).  Game `i` draws its random choices
+/// from a generator seeded by `(seed, i)`, so a one-worker run is
+/// reproducible bit for bit with a deterministic evaluator.
+pub fn run_selfplay(
+    evaluator: &dyn Evaluator,
+    cfg: &SelfPlayConfig,
+    games: u64,
+    seed: u64,
+    tick: Duration,
+    sink: &mut Sink<'_>,
+) -> Result<RunStats, SelfPlayError> {
+    cfg.validate()
+        .map_err(|e| SelfPlayError::Config(e.to_string()))?;
+    let workers = cfg.threads.min(rayon::current_num_threads()).max(1);
+    let variant = evaluator.variant();
+    let counters = Counters::default();
+    let barrier = Barrier::new(workers);
+    let start = Instant::now();
+    let mut stats = RunStats {
+        workers,
+        ..RunStats::default()
+    };
+    let mut failure: Option<SelfPlayError> = None;
+    let (tx, rx) = mpsc::channel::<Result<GameRecord, SelfPlayError>>();
+    std::thread::scope(|s| {
+        let counters = &counters;
+        let barrier = &barrier;
+        s.spawn(move || {
+            (0..workers).into_par_iter().for_each_with(tx, |tx, _| {
+                barrier.wait();
+                let r = worker(evaluator, variant, cfg, games, seed, counters, tx);
+                if let Err(e) = r {
+                    counters.stop.store(true, Ordering::Relaxed);
+                    let _ = tx.send(Err(e));
+                }
+            });
+        });
+        let refresh = |stats: &mut RunStats| {
+            stats.simulations = counters.simulations.load(Ordering::Relaxed);
+            stats.evaluations = counters.evaluations.load(Ordering::Relaxed);
+            stats.batches = counters.batches.load(Ordering::Relaxed);
+            stats.positions = counters.positions.load(Ordering::Relaxed);
+            stats.elapsed = start.elapsed();
+        };
+        let mut handle = |event: Event, stats: &RunStats, failure: &mut Option<SelfPlayError>| {
+            if failure.is_some() {
+                return;
+            }
+            match sink(event, stats) {
+                Ok(ControlFlow::Continue(())) => {}
+                Ok(ControlFlow::Break(())) => counters.stop.store(true, Ordering::Relaxed),
+                Err(e) => {
+                    counters.stop.store(true, Ordering::Relaxed);
+                    *failure = Some(e);
+                }
+            }
+        };
+        loop {
+            match rx.recv_timeout(tick) {
+                Ok(Ok(rec)) => {
+                    if counters.stop.load(Ordering::Relaxed) {
+                        continue;
+                    }
+                    stats.games += 1;
+                    stats.finished_plies += rec.plies() as u64;
+                    match rec.winner {
+                        Some(Color::Black) => stats.black_wins += 1,
+                        Some(Color::White) => stats.white_wins += 1,
+                        None => stats.draws += 1,
+                    }
+                    if rec.resign_disabled {
+                        stats.resign_disabled_games += 1;
+                        stats.false_resignations += rec.false_resignation() as u64;
+                    }
+                    refresh(&mut stats);
+                    handle(Event::Game(Box::new(rec)), &stats, &mut failure);
+                }
+                Ok(Err(e)) => {
+                    if failure.is_none() {
+                        failure = Some(e);
+                    }
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    refresh(&mut stats);
+                    handle(Event::Tick, &stats, &mut failure);
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            }
+        }
+    });
+    stats.simulations = counters.simulations.load(Ordering::Relaxed);
+    stats.evaluations = counters.evaluations.load(Ordering::Relaxed);
+    stats.batches = counters.batches.load(Ordering::Relaxed);
+    stats.positions = counters.positions.load(Ordering::Relaxed);
+    stats.elapsed = start.elapsed();
+    match failure {
+        Some(e) => Err(e),
+        None => Ok(stats),
+    }
+}
+
+/// One game in progress inside a worker.
+struct Slot {
+    game: Game,
+    search: Search,
+    rng: ChaCha8Rng,
+    id: u64,
+    samples: Vec<Sample>,
+    resign_enabled: bool,
+    would_have_resigned: Option<Color>,
+    full: bool,
+    active: bool,
+}
+
+enum SlotStep {
+    NeedsEval,
+    Finished(GameRecord),
+}
+
+impl Slot {
+    fn new(variant: Variant, cfg: &SelfPlayConfig) -> Slot {
+        Slot {
+            game: Game::start(variant),
+            search: Search::new(cfg),
+            rng: ChaCha8Rng::seed_from_u64(0),
+            id: 0,
+            samples: Vec::new(),
+            resign_enabled: false,
+            would_have_resigned: None,
+            full: true,
+            active: false,
+        }
+    }
+
+    /// Takes the next game number, if any is left.
+    fn begin(&mut self, cfg: &SelfPlayConfig, counters: &Counters, games: u64, seed: u64) {
+        let id = counters.next_game.fetch_add(1, Ordering::Relaxed);
+        if id >= games || counters.stop.load(Ordering::Relaxed) {
+            self.active = false;
+            return;
+        }
+        self.active = true;
+        self.id = id;
+        self.rng = ChaCha8Rng::seed_from_u64(game_seed(seed, id));
+        self.game = Game::start(self.game.position().variant());
+        self.samples.clear();
+        self.resign_enabled = self.rng.random::<f32>() >= cfg.resign_disabled_fraction;
+        self.would_have_resigned = None;
+        self.search.forget();
+        self.start_move(cfg);
+    }
+
+    fn start_move(&mut self, cfg: &SelfPlayConfig) {
+        self.full = self.rng.random::<f32>() < cfg.full_search_fraction;
+        let budget = MoveBudget {
+            simulations: if self.full {
+                cfg.simulations
+            } else {
+                cfg.cheap_simulations
+            },
+            explore: self.full,
+        };
+        self.search.start(&self.game, budget);
+    }
+
+    /// Runs the search until it needs an evaluation or the game ends.
+    fn step(&mut self, cfg: &SelfPlayConfig, counters: &Counters) -> SlotStep {
+        loop {
+            if self.search.select(&mut self.rng) == Step::NeedsEval {
+                return SlotStep::NeedsEval;
+            }
+            counters
+                .simulations
+                .fetch_add(self.search.simulations_done() as u64, Ordering::Relaxed);
+            let d = self.search.finish(self.game.ply(), &mut self.rng);
+            let side = self.game.position().side_to_move();
+            if d.root_visits > 0 && d.value() < cfg.resign_value {
+                if self.resign_enabled {
+                    return SlotStep::Finished(
+                        self.record(GameEnd::Resignation, Some(side.opponent())),
+                    );
+                }
+                self.would_have_resigned.get_or_insert(side);
+            }
+            self.samples.push(Sample {
+                position: *self.game.position(),
+                no_progress: self.game.no_progress_plies(),
+                repetitions: self.game.repetition_count() as u32,
+                moves: self.game.legal_moves().to_vec(),
+                policy: d.policy,
+                played: d.index,
+                result: [0.0; 3],
+                moves_left: 0,
+                full_search: self.full,
+                root_visits: d.root_visits,
+                root_wdl: d.root_wdl,
+            });
+            self.game
+                .play(&d.mv)
+                .expect("the search only plays legal moves");
+            counters.positions.fetch_add(1, Ordering::Relaxed);
+            if let Some(o) = self.game.outcome() {
+                return SlotStep::Finished(self.record(GameEnd::Rules(o.reason), o.winner));
+            }
+            if self.game.ply() >= cfg.max_plies as usize {
+                return SlotStep::Finished(self.record(GameEnd::MaxPlies, None));
+            }
+            self.start_move(cfg);
+        }
+    }
+
+    fn record(&mut self, end: GameEnd, winner: Option<Color>) -> GameRecord {
+        let total = self.samples.len();
+        let mut samples = std::mem::take(&mut self.samples);
+        for (i, s) in samples.iter_mut().enumerate() {
+            s.result = result_for(winner, s.position.side_to_move());
+            s.moves_left = (total - i) as u32;
+        }
+        let round = (self.id + 1).to_string();
+        let result = match winner {
+            Some(Color::White) => "1-0",
+            Some(Color::Black) => "0-1",
+            None => "1/2-1/2",
+        };
+        let pdn = write_pdn(
+            &self.game,
+            &[
+                ("Event", "tammi self-play"),
+                ("Round", &round),
+                ("Termination", end.name()),
+                ("Result", result),
+            ],
+        );
+        GameRecord {
+            id: self.id,
+            start: *self.game.start_position(),
+            samples,
+            winner,
+            end,
+            resign_disabled: !self.resign_enabled,
+            would_have_resigned: self.would_have_resigned,
+            pdn,
+        }
+    }
+}
+
+fn worker(
+    evaluator: &dyn Evaluator,
+    variant: Variant,
+    cfg: &SelfPlayConfig,
+    games: u64,
+    seed: u64,
+    counters: &Counters,
+    tx: &mpsc::Sender<Result<GameRecord, SelfPlayError>>,
+) -> Result<(), SelfPlayError> {
+    let mut slots: Vec<Slot> = (0..cfg.games_per_thread)
+        .map(|_| Slot::new(variant, cfg))
+        .collect();
+    for s in &mut slots {
+        s.begin(cfg, counters, games, seed);
+    }
+    let n = slots.len();
+    let mut pending: Vec<usize> = Vec::with_capacity(cfg.batch_size);
+    let mut out = Vec::new();
+    let mut cursor = 0;
+    loop {
+        if counters.stop.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        pending.clear();
+        let mut visited = 0;
+        while visited < n && pending.len() < cfg.batch_size {
+            let i = (cursor + visited) % n;
+            visited += 1;
+            let slot = &mut slots[i];
+            while slot.active {
+                match slot.step(cfg, counters) {
+                    SlotStep::NeedsEval => {
+                        pending.push(i);
+                        break;
+                    }
+                    SlotStep::Finished(rec) => {
+                        if tx.send(Ok(rec)).is_err() {
+                            return Ok(());
+                        }
+                        slot.begin(cfg, counters, games, seed);
+                    }
+                }
+            }
+        }
+        cursor = (cursor + visited) % n;
+        if pending.is_empty() {
+            return Ok(());
+        }
+        let reqs: Vec<EvalRequest<'_>> =
+            pending.iter().map(|&i| slots[i].search.request()).collect();
+        evaluator.evaluate(&reqs, &mut out)?;
+        drop(reqs);
+        for (k, &i) in pending.iter().enumerate() {
+            slots[i].search.apply(&out[k]);
+        }
+        counters
+            .evaluations
+            .fetch_add(pending.len() as u64, Ordering::Relaxed);
+        counters.batches.fetch_add(1, Ordering::Relaxed);
+    }
+}

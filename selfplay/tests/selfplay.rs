@@ -1,0 +1,260 @@
+//! Self-play runs and shards: reproducibility, replay, corruption, atomic writes.
+
+use std::ops::ControlFlow;
+use std::time::Duration;
+use tammi_model::{DeviceChoice, Evaluator, Model, NetConfig, TrainBatch, UniformEvaluator};
+use tammi_rules::{Color, Variant, read_pdn};
+use tammi_selfplay::{
+    Event, GameEnd, GameRecord, RootSelection, SelfPlayConfig, ShardError, decode_shard,
+    encode_shard, read_shard, run_selfplay, write_shard,
+};
+
+fn small(root: RootSelection) -> SelfPlayConfig {
+    SelfPlayConfig {
+        root_selection: root,
+        simulations: 12,
+        cheap_simulations: 4,
+        threads: 1,
+        games_per_thread: 3,
+        batch_size: 3,
+        max_plies: 120,
+        ..SelfPlayConfig::default()
+    }
+}
+
+fn play(ev: &dyn Evaluator, cfg: &SelfPlayConfig, games: u64, seed: u64) -> Vec<GameRecord> {
+    let mut out = Vec::new();
+    let stats = run_selfplay(
+        ev,
+        cfg,
+        games,
+        seed,
+        Duration::from_millis(200),
+        &mut |e, _| {
+            if let Event::Game(g) = e {
+                out.push(*g);
+            }
+            Ok(ControlFlow::Continue(()))
+        },
+    )
+    .unwrap();
+    assert_eq!(stats.games, games);
+    assert_eq!(
+        stats.finished_plies,
+        out.iter().map(|g| g.plies() as u64).sum::<u64>()
+    );
+    out
+}
+
+#[test]
+fn one_thread_runs_are_reproducible_bit_for_bit() {
+    let uniform = UniformEvaluator::new(Variant::English);
+    let model = Model::new(
+        Variant::English,
+        &NetConfig::mlp(1, 16),
+        5,
+        DeviceChoice::Flex,
+    )
+    .unwrap();
+    let net = model.evaluator();
+    for (ev, root) in [
+        (&uniform as &dyn Evaluator, RootSelection::Puct),
+        (&uniform, RootSelection::Gumbel),
+        (&net, RootSelection::Gumbel),
+    ] {
+        let cfg = small(root);
+        let a = encode_shard(Variant::English, &play(ev, &cfg, 4, 9)).unwrap();
+        let b = encode_shard(Variant::English, &play(ev, &cfg, 4, 9)).unwrap();
+        assert!(a == b, "{root:?}: two runs with seed 9 differ");
+        let c = encode_shard(Variant::English, &play(ev, &cfg, 4, 10)).unwrap();
+        assert!(a != c, "{root:?}: another seed gave the same games");
+    }
+}
+
+#[test]
+fn shards_round_trip_and_replay_through_the_rules() {
+    let ev = UniformEvaluator::new(Variant::English);
+    let cfg = SelfPlayConfig {
+        full_search_fraction: 0.5,
+        ..small(RootSelection::Puct)
+    };
+    let games = play(&ev, &cfg, 5, 3);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.bin");
+    write_shard(&path, Variant::English, &games).unwrap();
+    // Only the shard is visible: the temporary file was renamed.
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, vec![std::ffi::OsString::from("s.bin")]);
+    let shard = read_shard(&path).unwrap();
+    assert_eq!(shard.variant, Variant::English);
+    assert_eq!(shard.games, games);
+    let (mut full, mut cheap) = (0, 0);
+    let mut batch = TrainBatch::new(Variant::English);
+    for g in &shard.games {
+        // The PDN replays to the same moves and result.
+        let pdn = read_pdn(&g.pdn, Variant::English).unwrap();
+        assert_eq!(pdn.len(), 1);
+        let replay = &pdn[0].game;
+        assert!(replay.moves().copied().eq(g.moves()));
+        match g.end {
+            GameEnd::Rules(r) => {
+                let o = replay.outcome().unwrap();
+                assert_eq!((o.reason, o.winner), (r, g.winner));
+            }
+            _ => assert!(replay.outcome().is_none()),
+        }
+        for (i, s) in g.samples.iter().enumerate() {
+            assert_eq!(s.moves_left as usize, g.plies() - i);
+            let expect = match g.winner {
+                None => [0.0, 1.0, 0.0],
+                Some(w) if w == s.position.side_to_move() => [1.0, 0.0, 0.0],
+                Some(_) => [0.0, 0.0, 1.0],
+            };
+            assert_eq!(s.result, expect);
+            assert_eq!(s.policy.len(), s.moves.len());
+            if s.full_search {
+                full += 1
+            } else {
+                cheap += 1
+            }
+            batch
+                .push(
+                    &s.position,
+                    s.no_progress,
+                    s.repetitions,
+                    &s.moves,
+                    &s.policy,
+                    s.result,
+                    Some(s.moves_left as f32),
+                )
+                .unwrap();
+        }
+    }
+    assert!(
+        full > 0 && cheap > 0,
+        "playout cap: {full} full, {cheap} cheap"
+    );
+    assert_eq!(batch.len(), shard.samples());
+}
+
+#[test]
+fn corrupt_or_truncated_shards_are_errors_not_panics() {
+    let ev = UniformEvaluator::new(Variant::English);
+    let games = play(&ev, &small(RootSelection::Gumbel), 2, 1);
+    let bytes = encode_shard(Variant::English, &games).unwrap();
+    assert!(decode_shard(&bytes).is_ok());
+    for len in 0..bytes.len() {
+        let e = decode_shard(&bytes[..len]).unwrap_err();
+        assert!(!e.to_string().is_empty());
+    }
+    let mut longer = bytes.clone();
+    longer.push(0);
+    assert!(matches!(
+        decode_shard(&longer),
+        Err(ShardError::TrailingBytes(1))
+    ));
+    for i in (0..bytes.len()).step_by(7) {
+        let mut bad = bytes.clone();
+        bad[i] ^= 0x10;
+        assert!(decode_shard(&bad).is_err(), "flipped byte {i} not detected");
+    }
+    // A consistent checksum over impossible content (a move index out of
+    // range) is caught by the replay.
+    let mut bad = bytes.clone();
+    let first_ply = 40 + 8 + 2 + games[0].start_fen_len() + 3 + 4;
+    bad[first_ply] = 0xff;
+    bad[first_ply + 1] = 0xff;
+    let mut h = crc32fast::Hasher::new();
+    h.update(&bad[..32]);
+    h.update(&bad[40..]);
+    bad[32..36].copy_from_slice(&h.finalize().to_le_bytes());
+    let e = decode_shard(&bad).unwrap_err();
+    assert!(matches!(e, ShardError::Corrupt(_)), "{e}");
+    assert!(e.to_string().contains("game 1: ply 1"), "{e}");
+}
+
+trait FenLen {
+    fn start_fen_len(&self) -> usize;
+}
+impl FenLen for GameRecord {
+    fn start_fen_len(&self) -> usize {
+        tammi_rules::to_fen(&self.start).len()
+    }
+}
+
+#[test]
+fn a_failed_write_leaves_no_shard_and_no_temporary_file() {
+    let dir = tempfile::tempdir().unwrap();
+    // The target is a non-empty directory: the final rename fails.
+    let path = dir.path().join("s.bin");
+    std::fs::create_dir(&path).unwrap();
+    std::fs::write(path.join("x"), b"x").unwrap();
+    let e = write_shard(&path, Variant::English, &[]).unwrap_err();
+    assert!(matches!(e, ShardError::Io { .. }), "{e}");
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, vec![std::ffi::OsString::from("s.bin")]);
+    let missing = read_shard(&dir.path().join("none.bin")).unwrap_err();
+    assert!(missing.to_string().contains("none.bin"));
+}
+
+#[test]
+fn resignation_ends_games_except_where_disabled() {
+    // Every position looks won for White: Black resigns at once unless
+    // resignation is disabled in that game.
+    let ev = WhiteWins;
+    let cfg = SelfPlayConfig {
+        resign_value: -0.5,
+        resign_disabled_fraction: 0.5,
+        max_plies: 30,
+        ..small(RootSelection::Puct)
+    };
+    let games = play(&ev, &cfg, 12, 4);
+    let resigned: Vec<_> = games
+        .iter()
+        .filter(|g| g.end == GameEnd::Resignation)
+        .collect();
+    let kept: Vec<_> = games.iter().filter(|g| g.resign_disabled).collect();
+    assert!(!resigned.is_empty() && !kept.is_empty());
+    for g in &resigned {
+        assert!(!g.resign_disabled);
+        assert_eq!(g.plies(), 0);
+        assert_eq!(g.winner, Some(Color::White));
+    }
+    for g in &kept {
+        assert_eq!(g.would_have_resigned, Some(Color::Black));
+        assert!(g.plies() > 0);
+    }
+    // Resigned games (no samples) round-trip too.
+    let bytes = encode_shard(Variant::English, &games).unwrap();
+    assert_eq!(decode_shard(&bytes).unwrap().games, games);
+}
+
+/// Uniform policy; every position is a sure win for White.
+struct WhiteWins;
+
+impl Evaluator for WhiteWins {
+    fn variant(&self) -> Variant {
+        Variant::English
+    }
+    fn evaluate(
+        &self,
+        batch: &[tammi_model::EvalRequest<'_>],
+        out: &mut Vec<tammi_model::EvalResult>,
+    ) -> Result<(), tammi_model::ModelError> {
+        UniformEvaluator::new(Variant::English).evaluate(batch, out)?;
+        for (r, o) in batch.iter().zip(out.iter_mut()) {
+            o.wdl = if r.position.side_to_move() == Color::White {
+                [1.0, 0.0, 0.0]
+            } else {
+                [0.0, 0.0, 1.0]
+            };
+        }
+        Ok(())
+    }
+}

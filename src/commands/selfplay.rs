@@ -1,0 +1,190 @@
+//! `tammi selfplay`: play games of self-play and write training shards.
+//!
+//! Shards go to `DIR/shard-s<seed>-<n>.bin`, each with the same games in PDN
+//! beside it (`.pdn`), both written atomically.  Without `--model` the first
+//! generation's evaluator is used: uniform policy, value 0.
+
+use super::{CliError, CliResult};
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+use tammi_model::{DeviceChoice, Evaluator, Model, UniformEvaluator};
+use tammi_rules::Variant;
+use tammi_selfplay::{
+    Event, GameRecord, RunStats, SelfPlayConfig, run_selfplay, write_atomic, write_shard,
+};
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Config file; its [selfplay] section sets search, games and workers.
+    #[arg(long)]
+    pub config: PathBuf,
+    /// Model directory (weights + card.json); without it a uniform policy with value 0 plays.
+    #[arg(long)]
+    pub model: Option<PathBuf>,
+    /// Number of games to play.
+    #[arg(long)]
+    pub games: u64,
+    /// Directory for the shards (created if missing).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Worker threads (overrides the config; also sizes rayon's pool unless RAYON_NUM_THREADS is set).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Seed of every random choice (game i uses a generator seeded from (seed, i)).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Variant (with --model, the model's variant must match).
+    #[arg(long, default_value = "english")]
+    pub variant: Variant,
+    /// Backend: flex (CPU), wgpu or cuda (the last two only when compiled in).
+    #[arg(long, default_value = "flex")]
+    pub backend: String,
+}
+
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Reads the `[selfplay]` section of a TOML config (missing = all defaults) and checks it.
+pub fn selfplay_config(path: &Path) -> Result<SelfPlayConfig, CliError> {
+    let text =
+        std::fs::read_to_string(path).map_err(|e| CliError(format!("{}: {e}", path.display())))?;
+    let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
+        CliError(format!("{}: {}", path.display(), one_line(&e.to_string())))
+    })?;
+    let cfg: SelfPlayConfig = match table.get("selfplay") {
+        None => SelfPlayConfig::default(),
+        Some(v) => v.clone().try_into().map_err(|e: toml::de::Error| {
+            CliError(format!(
+                "{}: [selfplay]: {}",
+                path.display(),
+                one_line(&e.to_string())
+            ))
+        })?,
+    };
+    cfg.validate()
+        .map_err(|e| CliError(format!("{}: {e}", path.display())))?;
+    Ok(cfg)
+}
+
+/// Sizes rayon's global pool to `threads` unless RAYON_NUM_THREADS says otherwise.
+pub fn size_rayon_pool(threads: usize) {
+    if std::env::var_os("RAYON_NUM_THREADS").is_none() {
+        // Fails only if the pool already exists; then it keeps its size.
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build_global();
+    }
+}
+
+/// The evaluator: the model's net, or uniform before any model exists.
+pub fn evaluator(
+    model: Option<&Path>,
+    variant: Variant,
+    backend: &str,
+) -> Result<Box<dyn Evaluator>, CliError> {
+    let backend: DeviceChoice = backend.parse()?;
+    Ok(match model {
+        Some(dir) => Box::new(Model::load(dir, variant, backend)?.evaluator()),
+        None => Box::new(UniformEvaluator::new(variant)),
+    })
+}
+
+fn status(s: &RunStats) -> String {
+    format!(
+        "{:.2} games/s, {:.0} positions/s, {:.0} sims/s, avg length {:.1}, B/W/D {}/{}/{}",
+        s.games_per_second(),
+        s.positions_per_second(),
+        s.simulations_per_second(),
+        s.average_length(),
+        s.black_wins,
+        s.white_wins,
+        s.draws
+    )
+}
+
+pub fn run(args: &Args) -> CliResult {
+    let mut cfg = selfplay_config(&args.config)?;
+    if let Some(t) = args.threads {
+        cfg.threads = t;
+        cfg.validate()?;
+    }
+    if args.games == 0 {
+        return Err(CliError("--games must be at least 1".into()));
+    }
+    size_rayon_pool(cfg.threads);
+    let ev = evaluator(args.model.as_deref(), args.variant, &args.backend)?;
+    std::fs::create_dir_all(&args.out)
+        .map_err(|e| CliError(format!("{}: {e}", args.out.display())))?;
+    let name = |k: usize, ext: &str| args.out.join(format!("shard-s{}-{k:05}.{ext}", args.seed));
+    let shards = (args.games as usize).div_ceil(cfg.games_per_shard);
+    for k in 0..shards {
+        if name(k, "bin").exists() {
+            return Err(CliError(format!(
+                "{} exists already; use another --out or --seed",
+                name(k, "bin").display()
+            )));
+        }
+    }
+    let bar = super::progress_bar(args.games, "games");
+    let mut pending: Vec<GameRecord> = Vec::new();
+    let mut written = 0usize;
+    let variant = ev.variant();
+    let flush = |games: &mut Vec<GameRecord>, k: usize| -> Result<(), CliError> {
+        write_shard(&name(k, "bin"), variant, games)?;
+        let pdn: String = games.iter().map(|g| g.pdn.clone() + "\n").collect();
+        write_atomic(&name(k, "pdn"), pdn.as_bytes())?;
+        games.clear();
+        Ok(())
+    };
+    let stats = run_selfplay(
+        ev.as_ref(),
+        &cfg,
+        args.games,
+        args.seed,
+        Duration::from_millis(500),
+        &mut |event, s| {
+            if let Event::Game(g) = event {
+                pending.push(*g);
+                bar.inc(1);
+                if pending.len() == cfg.games_per_shard {
+                    flush(&mut pending, written)
+                        .map_err(|e| tammi_selfplay::SelfPlayError::Config(e.0))?;
+                    written += 1;
+                }
+            }
+            bar.set_message(status(s));
+            Ok(ControlFlow::Continue(()))
+        },
+    )
+    .map_err(|e| CliError(e.to_string()))?;
+    if !pending.is_empty() {
+        flush(&mut pending, written)?;
+        written += 1;
+    }
+    bar.finish_and_clear();
+    println!(
+        "{} games in {:.1}s with {} worker(s): {}",
+        stats.games,
+        stats.elapsed.as_secs_f64(),
+        stats.workers,
+        status(&stats)
+    );
+    println!(
+        "{} positions, {} simulations, {} evaluations in {} batches (mean batch {:.1})",
+        stats.positions,
+        stats.simulations,
+        stats.evaluations,
+        stats.batches,
+        stats.evaluations as f64 / stats.batches.max(1) as f64
+    );
+    if cfg.resign_value > -1.0 && stats.resign_disabled_games > 0 {
+        println!(
+            "false resignations: {} of {} games without resignation",
+            stats.false_resignations, stats.resign_disabled_games
+        );
+    }
+    println!("{written} shard(s) in {}", args.out.display());
+    Ok(())
+}
