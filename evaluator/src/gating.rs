@@ -9,7 +9,6 @@
 
 use crate::matchplay::{MatchConfig, MatchResult, run_match};
 use crate::openings::Opening;
-use crate::player::ExternalFactory;
 use crate::spec::{PlayerSpec, SpecError};
 use crate::stats::{Sprt, SprtDecision};
 use tammi_rules::Variant;
@@ -43,7 +42,6 @@ pub fn gate(
     candidate: &PlayerSpec,
     best: &PlayerSpec,
     cfg: &GateConfig,
-    external: Option<ExternalFactory>,
     progress: impl Fn(&crate::matchplay::MatchProgress) + Sync,
 ) -> Result<GateResult, SpecError> {
     let match_cfg = MatchConfig {
@@ -56,7 +54,6 @@ pub fn gate(
         seed: cfg.seed,
         max_plies: cfg.max_plies,
         sprt: Some(cfg.sprt),
-        external,
     };
     let mut result = run_match(&match_cfg, progress)?;
     for g in &mut result.games {

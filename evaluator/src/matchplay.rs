@@ -6,7 +6,7 @@
 //! a draw by adjudication, counted and reported separately.
 
 use crate::openings::Opening;
-use crate::player::{ExternalFactory, make_player};
+use crate::player::make_player;
 use crate::spec::{PlayerSpec, SpecError};
 use crate::stats::{PairCounts, Sprt, SprtDecision, Wdl};
 use rayon::prelude::*;
@@ -29,8 +29,6 @@ pub struct MatchConfig {
     /// Adjudicate a draw after this many plies (`None`: play to the end).
     pub max_plies: Option<usize>,
     pub sprt: Option<Sprt>,
-    /// Builds network players (from the self-play layer), if available.
-    pub external: Option<ExternalFactory>,
 }
 
 /// One finished game.
@@ -139,8 +137,8 @@ fn play_game(
     leg: usize,
 ) -> Result<GameRecord, SpecError> {
     let seed = cfg.seed ^ (pair as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ leg as u64;
-    let mut a = make_player(&cfg.a, seed, cfg.external.as_ref())?;
-    let mut b = make_player(&cfg.b, seed ^ 0x5555, cfg.external.as_ref())?;
+    let mut a = make_player(&cfg.a, cfg.variant, seed)?;
+    let mut b = make_player(&cfg.b, cfg.variant, seed ^ 0x5555)?;
     a.new_game();
     b.new_game();
     let mut game = opening
@@ -207,8 +205,8 @@ pub fn run_match(
         return Err(SpecError("no openings to play".into()));
     }
     // Fail early on bad specs rather than inside a worker.
-    make_player(&cfg.a, 0, cfg.external.as_ref())?;
-    make_player(&cfg.b, 0, cfg.external.as_ref())?;
+    make_player(&cfg.a, cfg.variant, 0)?;
+    make_player(&cfg.b, cfg.variant, 0)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(cfg.threads.max(1))
         .build()

@@ -4,8 +4,13 @@ use crate::alphabeta::{AlphaBeta, SearchLimits, SearchOptions};
 use crate::spec::{PlayerSpec, SpecError};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use std::sync::Arc;
-use tammi_rules::{Game, Move};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+use tammi_model::{DeviceChoice, Evaluator, Model, UniformEvaluator};
+use tammi_rules::{Game, Move, Variant};
+use tammi_selfplay::{MoveBudget, RootSelection, Search, SelfPlayConfig};
 
 /// What a player says about its move, for display and logs.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -94,16 +99,111 @@ impl Player for AlphaBetaPlayer {
     }
 }
 
-/// Builds players from specs for kinds this crate does not know (networks
-/// through MCTS come from the self-play layer, which registers a factory).
-pub type ExternalFactory =
-    Arc<dyn Fn(&PlayerSpec, u64) -> Result<Box<dyn Player>, SpecError> + Send + Sync>;
+/// A network (or the uniform evaluator) through MCTS, without exploration
+/// noise: PUCT at the root, the most visited move is played.
+pub struct MctsPlayer {
+    search: Search,
+    evaluator: Arc<dyn Evaluator>,
+    simulations: Option<u32>,
+    movetime: Option<Duration>,
+    rng: ChaCha8Rng,
+    name: String,
+}
 
-/// Makes a player from its spec; `seed` makes random choices reproducible.
+impl MctsPlayer {
+    /// The search settings of match play: PUCT, no noise, greedy move choice, tree reuse.
+    pub fn match_config() -> SelfPlayConfig {
+        SelfPlayConfig {
+            root_selection: RootSelection::Puct,
+            dirichlet_fraction: 0.0,
+            temperature: 0.0,
+            temperature_plies: 0,
+            final_temperature: 0.0,
+            tree_reuse: true,
+            full_search_fraction: 1.0,
+            ..SelfPlayConfig::default()
+        }
+    }
+
+    pub fn new(
+        evaluator: Arc<dyn Evaluator>,
+        simulations: Option<u32>,
+        movetime: Option<Duration>,
+        seed: u64,
+        name: String,
+    ) -> MctsPlayer {
+        MctsPlayer {
+            search: Search::new(&MctsPlayer::match_config()),
+            evaluator,
+            simulations,
+            movetime,
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            name,
+        }
+    }
+}
+
+impl Player for MctsPlayer {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+    fn choose(&mut self, game: &Game) -> (Move, MoveInfo) {
+        let deadline = self.movetime.map(|t| Instant::now() + t);
+        let budget = MoveBudget {
+            // With only a time limit the deadline stops the search.
+            simulations: self.simulations.unwrap_or(u32::MAX / 4),
+            explore: false,
+        };
+        match self.search.think(
+            game,
+            self.evaluator.as_ref(),
+            budget,
+            deadline,
+            &mut self.rng,
+        ) {
+            Ok(d) => (
+                d.mv,
+                MoveInfo {
+                    score: Some((d.value() * 100.0).round() as i32),
+                    depth: None,
+                    nodes: Some(d.root_visits as u64),
+                },
+            ),
+            // The evaluator failed (it was checked when the player was made):
+            // play the first legal move rather than abort the match.
+            Err(_) => (game.legal_moves()[0], MoveInfo::default()),
+        }
+    }
+    fn new_game(&mut self) {
+        self.search.forget();
+    }
+}
+
+/// Loads a model once per process and variant; players share its evaluator.
+fn shared_evaluator(path: &Path, variant: Variant) -> Result<Arc<dyn Evaluator>, SpecError> {
+    type Cache = Mutex<HashMap<(PathBuf, Variant), Arc<dyn Evaluator>>>;
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    let key = (path.to_path_buf(), variant);
+    if let Some(e) = cache.lock().expect("no panics while locked").get(&key) {
+        return Ok(e.clone());
+    }
+    let model =
+        Model::load(path, variant, DeviceChoice::Flex).map_err(|e| SpecError(e.to_string()))?;
+    let ev: Arc<dyn Evaluator> = Arc::new(model.evaluator());
+    cache
+        .lock()
+        .expect("no panics while locked")
+        .insert(key, ev.clone());
+    Ok(ev)
+}
+
+/// Makes a player of `variant` from its spec; `seed` makes random choices reproducible.
+/// An `mcts` player without `model=` searches with the uniform evaluator.
 pub fn make_player(
     spec: &PlayerSpec,
+    variant: Variant,
     seed: u64,
-    external: Option<&ExternalFactory>,
 ) -> Result<Box<dyn Player>, SpecError> {
     match spec {
         PlayerSpec::Random => Ok(Box::new(RandomPlayer::new(seed))),
@@ -123,11 +223,22 @@ pub fn make_player(
             },
             spec.to_string(),
         ))),
-        PlayerSpec::Mcts { .. } => match external {
-            Some(f) => f(spec, seed),
-            None => Err(SpecError(format!(
-                "player '{spec}' needs a network player, which this build cannot make"
-            ))),
-        },
+        PlayerSpec::Mcts {
+            model,
+            sims,
+            movetime,
+        } => {
+            let evaluator: Arc<dyn Evaluator> = match model {
+                Some(path) => shared_evaluator(path, variant)?,
+                None => Arc::new(UniformEvaluator::new(variant)),
+            };
+            Ok(Box::new(MctsPlayer::new(
+                evaluator,
+                *sims,
+                *movetime,
+                seed,
+                spec.to_string(),
+            )))
+        }
     }
 }

@@ -28,12 +28,12 @@ fn config() -> GateConfig {
 fn stronger_candidate_is_accepted_weaker_rejected() {
     let strong: PlayerSpec = "alphabeta:depth=5".parse().unwrap();
     let weak: PlayerSpec = "alphabeta:depth=1".parse().unwrap();
-    let up = gate(&strong, &weak, &config(), None, |_| {}).unwrap();
+    let up = gate(&strong, &weak, &config(), |_| {}).unwrap();
     assert!(up.accepted, "{:?} {:?}", up.reason, up.result.wdl);
     assert_eq!(up.reason, "sprt-h1");
     // The SPRT stops well before the budget.
     assert!(up.result.wdl.games() < 120, "{}", up.result.wdl.games());
-    let down = gate(&weak, &strong, &config(), None, |_| {}).unwrap();
+    let down = gate(&weak, &strong, &config(), |_| {}).unwrap();
     assert!(!down.accepted);
     assert_eq!(down.reason, "sprt-h0");
 }

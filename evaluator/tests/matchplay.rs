@@ -16,7 +16,6 @@ fn config(threads: usize, max_plies: Option<usize>) -> MatchConfig {
         seed: 42,
         max_plies,
         sprt: None,
-        external: None,
     }
 }
 

@@ -1,6 +1,8 @@
 //! `tammi analyze`: search one position with a player and print what it found.
 
 use super::{CliError, CliResult, PositionArgs};
+use std::time::Instant;
+use tammi_evaluator::player::make_player;
 use tammi_evaluator::{AlphaBeta, PlayerSpec, SearchLimits, SearchOptions};
 use tammi_rules::{Game, move_text};
 
@@ -8,7 +10,8 @@ use tammi_rules::{Game, move_text};
 pub struct Args {
     #[command(flatten)]
     pub position: PositionArgs,
-    /// Player spec, e.g. alphabeta:depth=12 or alphabeta:movetime=1s.
+    /// Player spec, e.g. alphabeta:depth=12, alphabeta:movetime=1s or
+    /// mcts:model=PATH,sims=400 (MCTS scores are 100 x (win - loss) for the side to move).
     #[arg(long, default_value = "alphabeta:movetime=1s")]
     pub player: PlayerSpec,
     /// Print the result as JSON.
@@ -25,10 +28,7 @@ pub fn run(args: &Args) -> CliResult {
         hash_mb,
     } = args.player.clone()
     else {
-        return Err(CliError(format!(
-            "analyze supports alphabeta players for now, not '{}'",
-            args.player
-        )));
+        return analyze_with_player(args, &game);
     };
     let mut engine = AlphaBeta::new(SearchOptions {
         tt_megabytes: hash_mb,
@@ -62,6 +62,35 @@ pub fn run(args: &Args) -> CliResult {
         println!("nodes {}", r.nodes);
         println!("seconds {:.3}", r.elapsed.as_secs_f64());
         println!("nps {}", r.nps() as u64);
+    }
+    Ok(())
+}
+
+/// Players other than alpha-beta (random, MCTS): their move, value and visits.
+fn analyze_with_player(args: &Args, game: &Game) -> CliResult {
+    if game.outcome().is_some() {
+        return Err(CliError("the position has no legal move".into()));
+    }
+    let v = game.position().variant();
+    let mut player = make_player(&args.player, v, 1)?;
+    let t = Instant::now();
+    let (m, info) = player.choose(game);
+    let secs = t.elapsed().as_secs_f64();
+    let best = move_text(v, &m);
+    if args.json {
+        let out = serde_json::json!({
+            "best": best, "score": info.score, "nodes": info.nodes, "seconds": secs,
+        });
+        println!("{out}");
+    } else {
+        println!("best {best}");
+        if let Some(s) = info.score {
+            println!("score {s}");
+        }
+        if let Some(n) = info.nodes {
+            println!("nodes {n}");
+        }
+        println!("seconds {secs:.3}");
     }
     Ok(())
 }

@@ -139,7 +139,6 @@ pub fn run(args: &Args) -> CliResult {
         seed: args.seed,
         max_plies: args.max_plies,
         sprt: args.sprt.as_deref().map(parse_sprt).transpose()?,
-        external: None,
     };
     let bar = super::progress_bar(args.games as u64, "games");
     let result = run_match(&cfg, |p| {
