@@ -361,16 +361,18 @@ impl Sink for UniqueCountSink<'_> {
     }
 }
 
-/// One diagonal step of every bit in `bb`; bits leaving the board vanish.
+/// One diagonal step of every bit in `bb`.  Bits that leave the board land
+/// on ghost bits or above the board and are *not* cleared here: every use
+/// intersects the result with a set of real squares (empty squares, victims,
+/// own pieces), which drops them, and saves a mask per step.
 #[inline(always)]
 fn step<R: Rules>(bb: u64, dir: u32) -> u64 {
-    let moved = match dir {
+    match dir {
         0 => bb << R::H,
         1 => bb << (R::H + 1),
         2 => bb >> (R::H + 1),
         _ => bb >> R::H,
-    };
-    moved & R::VALID
+    }
 }
 
 /// The direction opposite to `dir`.

@@ -88,12 +88,16 @@ fn unique<R: Rules>(
         generate::<R>(b, list);
     }
     for (i, m) in list.iter().enumerate() {
-        let key = (m.origin_bit(), m.dest_bit(), m.captured_bits());
-        let seen = list[..i]
-            .iter()
-            .any(|o| (o.origin_bit(), o.dest_bit(), o.captured_bits()) == key);
-        if seen {
-            continue;
+        // Only captures of two or more pieces can share origin, destination
+        // and captured set with another path.
+        if m.captured_count() >= 2 {
+            let key = (m.origin_bit(), m.dest_bit(), m.captured_bits());
+            let seen = list[..i].iter().any(|o| {
+                o.captured_bits() == key.2 && (o.origin_bit(), o.dest_bit()) == (key.0, key.1)
+            });
+            if seen {
+                continue;
+            }
         }
         total += unique::<R>(&b.after(m), depth - 1, rest, keys);
     }
