@@ -265,3 +265,142 @@ fn analyze_finds_the_only_winning_capture() {
     let err = fails(&["analyze", "--player", "alphabeta:dpth=6"]);
     assert!(err.contains("unknown key 'dpth'"), "{err}");
 }
+
+#[test]
+fn match_json_results_and_ratings() {
+    let dir = std::env::temp_dir().join(format!("tammi-cli-match-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let results = dir.join("results.jsonl");
+    let pdn = dir.join("games.pdn");
+    let r = results.to_str().unwrap();
+    let out = ok(&[
+        "match",
+        "--a",
+        "alphabeta:depth=2",
+        "--b",
+        "random",
+        "--games",
+        "4",
+        "--threads",
+        "2",
+        "--json",
+        "--results",
+        r,
+        "--pdn",
+        pdn.to_str().unwrap(),
+    ]);
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    let w = &v["wdl"];
+    let total =
+        w["wins"].as_u64().unwrap() + w["draws"].as_u64().unwrap() + w["losses"].as_u64().unwrap();
+    assert_eq!(total, 4);
+    assert_eq!(v["games"].as_array().unwrap().len(), 4);
+    assert_eq!(
+        std::fs::read_to_string(&pdn)
+            .unwrap()
+            .matches("[Event")
+            .count(),
+        4
+    );
+    ok(&[
+        "match",
+        "--a",
+        "alphabeta:depth=1",
+        "--b",
+        "random",
+        "--games",
+        "2",
+        "--results",
+        r,
+    ]);
+    assert_eq!(
+        std::fs::read_to_string(&results).unwrap().lines().count(),
+        2
+    );
+    let table = ok(&[
+        "ratings",
+        "--results",
+        r,
+        "--anchor",
+        "random",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(table.contains("alphabeta:depth=2"), "{table}");
+    for f in ["ratings.json", "ratings.md", "ratings.png"] {
+        assert!(dir.join(f).is_file(), "{f}");
+    }
+    std::fs::write(dir.join("bad.jsonl"), "{\"a\": 1}\n").unwrap();
+    fails(&[
+        "ratings",
+        "--results",
+        dir.join("bad.jsonl").to_str().unwrap(),
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn match_bad_input_is_one_line_exit_2() {
+    for args in [
+        &[
+            "match",
+            "--a",
+            "alphabeta:depth=2",
+            "--b",
+            "random",
+            "--games",
+            "3",
+        ][..],
+        &[
+            "match",
+            "--a",
+            "alphabeta:depth=2",
+            "--b",
+            "random",
+            "--openings",
+            "random:0",
+        ],
+        &[
+            "match",
+            "--a",
+            "alphabeta:depth=2",
+            "--b",
+            "random",
+            "--sprt",
+            "1,2",
+        ],
+        &["match", "--a", "chess", "--b", "random"],
+        &[
+            "match",
+            "--a",
+            "random",
+            "--b",
+            "random",
+            "--openings",
+            "/nonexistent/file",
+        ],
+        &[
+            "match",
+            "--a",
+            "random",
+            "--b",
+            "random",
+            "--variant",
+            "italian",
+        ],
+        &[
+            "match",
+            "--a",
+            "mcts:model=/nonexistent,sims=4",
+            "--b",
+            "random",
+            "--games",
+            "2",
+        ],
+    ] {
+        fails(args);
+    }
+}
