@@ -196,6 +196,21 @@ pub(crate) trait Sink {
     );
 }
 
+/// The precedence filter every sink applies to a complete capture: `None`
+/// if it is beaten by a capture already kept, `Some(true)` if it beats all
+/// of them (they are dropped), `Some(false)` if it ranks with them.
+#[inline(always)]
+fn admit(prec: CapturePrecedence, best: &mut u64, score: u64) -> Option<bool> {
+    if prec == CapturePrecedence::Free || score == *best {
+        Some(false)
+    } else if score > *best {
+        *best = score;
+        Some(true)
+    } else {
+        None
+    }
+}
+
 /// Stores moves in a [`MoveList`], keeping only the best-scoring captures.
 pub(crate) struct ListSink<'a> {
     pub list: &'a mut MoveList,
@@ -225,13 +240,10 @@ impl Sink for ListSink<'_> {
         promotes: bool,
         score: u64,
     ) {
-        if prec != CapturePrecedence::Free {
-            if score > self.best {
-                self.best = score;
-                self.list.clear();
-            } else if score < self.best {
-                return;
-            }
+        match admit(prec, &mut self.best, score) {
+            None => return,
+            Some(true) => self.list.clear(),
+            Some(false) => {}
         }
         self.list
             .push(Move::capture(g, from, path, captured, promotes));
@@ -259,13 +271,10 @@ impl Sink for CountSink {
         if n == 0 {
             return;
         }
-        if prec != CapturePrecedence::Free {
-            if score > self.best {
-                self.best = score;
-                self.count = 0;
-            } else if score < self.best {
-                return;
-            }
+        match admit(prec, &mut self.best, score) {
+            None => return,
+            Some(true) => self.count = 0,
+            Some(false) => {}
         }
         self.count += n as u64;
     }
@@ -281,13 +290,10 @@ impl Sink for CountSink {
         _promotes: bool,
         score: u64,
     ) {
-        if prec != CapturePrecedence::Free {
-            if score > self.best {
-                self.best = score;
-                self.count = 0;
-            } else if score < self.best {
-                return;
-            }
+        match admit(prec, &mut self.best, score) {
+            None => return,
+            Some(true) => self.count = 0,
+            Some(false) => {}
         }
         self.count += 1;
     }
@@ -318,14 +324,13 @@ impl Sink for UniqueCountSink<'_> {
         if n == 0 {
             return;
         }
-        if prec != CapturePrecedence::Free {
-            if score > self.best {
-                self.best = score;
+        match admit(prec, &mut self.best, score) {
+            None => return,
+            Some(true) => {
                 self.count = 0;
                 self.keys.clear();
-            } else if score < self.best {
-                return;
             }
+            Some(false) => {}
         }
         self.count += n as u64;
     }
@@ -341,14 +346,13 @@ impl Sink for UniqueCountSink<'_> {
         _promotes: bool,
         score: u64,
     ) {
-        if prec != CapturePrecedence::Free {
-            if score > self.best {
-                self.best = score;
+        match admit(prec, &mut self.best, score) {
+            None => return,
+            Some(true) => {
                 self.count = 0;
                 self.keys.clear();
-            } else if score < self.best {
-                return;
             }
+            Some(false) => {}
         }
         if path.len() >= 2 {
             let key = (from, path[path.len() - 1] as u32, captured);
