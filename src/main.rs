@@ -28,6 +28,8 @@ enum Command {
     Ratings(commands::ratings::Args),
     /// Build a deck of balanced openings by alpha-beta search.
     Openings(commands::openings::Args),
+    /// Play a game against any player in the terminal (or line mode for scripts).
+    Play(commands::play::Args),
     /// Count the leaves of the move tree (move-generator check and speed test).
     Perft(commands::perft::Args),
     /// The network's raw outputs for a position: W/D/L and the policy over legal moves.
@@ -70,6 +72,7 @@ fn main() -> ExitCode {
         Command::Analyze(args) => commands::analyze::run(&args),
         Command::Openings(args) => commands::openings::run(&args),
         Command::Match(args) => commands::matchcmd::run(&args),
+        Command::Play(args) => commands::play::run(&args),
         Command::Ratings(args) => commands::ratings::run(&args),
         Command::Infer(args) => commands::infer::run(&args),
         Command::Selfplay(args) => commands::selfplay::run(&args),

@@ -7,6 +7,7 @@ pub mod matchcmd;
 pub mod moves;
 pub mod openings;
 pub mod perft;
+pub mod play;
 pub mod ratings;
 pub mod selfplay;
 
