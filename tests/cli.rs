@@ -404,3 +404,39 @@ fn match_bad_input_is_one_line_exit_2() {
         fails(args);
     }
 }
+
+#[test]
+fn every_section_of_a_config_is_checked_by_every_command() {
+    let dir = std::env::temp_dir().join(format!("tammi-cli-config-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cases = [
+        ("bad-model.toml", "[model]\nblocks = \"x\"\n", "[model]"),
+        (
+            "bad-selfplay.toml",
+            "[selfplay]\nsimulations = -3\n",
+            "[selfplay]",
+        ),
+        ("typo.toml", "[modle]\nblocks = 2\n", "unknown section"),
+        ("garbage.toml", "not toml [[[", "TOML parse error"),
+    ];
+    for (name, text, expect) in cases {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        let p = path.to_str().unwrap();
+        let out = dir.join(format!("out-{name}"));
+        // Self-play without a model still refuses a bad [model] section.
+        let err = fails(&[
+            "selfplay",
+            "--config",
+            p,
+            "--games",
+            "1",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(err.contains(expect), "{name}: {err}");
+        let err = fails(&["bench", "nn", "--config", p]);
+        assert!(err.contains(expect), "{name}: {err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -27,30 +27,9 @@ pub struct Args {
     pub json: bool,
 }
 
-/// Reads the `[model]` section of a TOML config file (other sections are left
-/// to the commands that own them).  A missing section means all defaults.
+/// The `[model]` section of a config file (the whole file is checked).
 pub fn model_config(path: &Path) -> Result<NetConfig, CliError> {
-    let text =
-        std::fs::read_to_string(path).map_err(|e| CliError(format!("{}: {e}", path.display())))?;
-    let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
-        CliError(format!("{}: {}", path.display(), one_line(&e.to_string())))
-    })?;
-    let cfg: NetConfig = match table.get("model") {
-        None => NetConfig::default(),
-        Some(v) => v.clone().try_into().map_err(|e: toml::de::Error| {
-            CliError(format!(
-                "{}: [model]: {}",
-                path.display(),
-                one_line(&e.to_string())
-            ))
-        })?,
-    };
-    cfg.validate()?;
-    Ok(cfg)
-}
-
-fn one_line(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
+    Ok(super::config::load_config(path)?.model)
 }
 
 pub fn run(args: &Args) -> CliResult {

@@ -2,6 +2,7 @@
 
 pub mod analyze;
 pub mod bench;
+pub mod config;
 pub mod infer;
 pub mod matchcmd;
 pub mod moves;

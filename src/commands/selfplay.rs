@@ -42,30 +42,9 @@ pub struct Args {
     pub backend: String,
 }
 
-fn one_line(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// Reads the `[selfplay]` section of a TOML config (missing = all defaults) and checks it.
+/// The `[selfplay]` section of a config file (the whole file is checked).
 pub fn selfplay_config(path: &Path) -> Result<SelfPlayConfig, CliError> {
-    let text =
-        std::fs::read_to_string(path).map_err(|e| CliError(format!("{}: {e}", path.display())))?;
-    let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
-        CliError(format!("{}: {}", path.display(), one_line(&e.to_string())))
-    })?;
-    let cfg: SelfPlayConfig = match table.get("selfplay") {
-        None => SelfPlayConfig::default(),
-        Some(v) => v.clone().try_into().map_err(|e: toml::de::Error| {
-            CliError(format!(
-                "{}: [selfplay]: {}",
-                path.display(),
-                one_line(&e.to_string())
-            ))
-        })?,
-    };
-    cfg.validate()
-        .map_err(|e| CliError(format!("{}: {e}", path.display())))?;
-    Ok(cfg)
+    Ok(super::config::load_config(path)?.selfplay)
 }
 
 /// Sizes rayon's global pool to `threads` unless RAYON_NUM_THREADS says otherwise.
