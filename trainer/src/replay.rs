@@ -1,0 +1,286 @@
+//! The replay buffer: the most recent self-play samples, read from shard files.
+//!
+//! The window grows with the data as in KataGo: with `n` samples produced so
+//! far, it holds `n` while `n <= c`, and then
+//! `c * (1 + beta * ((n / c)^alpha - 1) / alpha)`, capped at `max_samples`.
+//! Early on the net trains on everything; later old games from weaker nets
+//! leave the window, while it still grows slowly so data is not thrown away
+//! too fast.  Training steps are capped per new sample (`allowed_steps`), so
+//! a fast trainer cannot overfit a slow self-play stream.
+
+use rand::Rng;
+use std::collections::{BTreeSet, VecDeque};
+use std::fmt;
+use std::path::{Path, PathBuf};
+use tammi_model::TrainBatch;
+use tammi_rules::Variant;
+use tammi_selfplay::{Sample, ShardError, read_shard};
+
+/// How large the window is.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WindowConfig {
+    /// `c`: below this many samples the window holds everything.
+    pub min_samples: usize,
+    /// Growth exponent of the window past `c` (KataGo: 0.75).
+    pub alpha: f64,
+    /// Growth rate past `c` (KataGo: 0.4).
+    pub beta: f64,
+    /// The window never exceeds this.
+    pub max_samples: usize,
+}
+
+impl Default for WindowConfig {
+    fn default() -> WindowConfig {
+        WindowConfig {
+            min_samples: 100_000,
+            alpha: 0.75,
+            beta: 0.4,
+            max_samples: 1_000_000,
+        }
+    }
+}
+
+impl WindowConfig {
+    /// Window size after `produced` samples in total.
+    pub fn window(&self, produced: u64) -> usize {
+        let n = produced as f64;
+        let c = self.min_samples.max(1) as f64;
+        let w = if n <= c {
+            n
+        } else {
+            c * (1.0 + self.beta * ((n / c).powf(self.alpha) - 1.0) / self.alpha)
+        };
+        (w.floor() as usize).min(self.max_samples)
+    }
+}
+
+/// Why shards could not be read into the buffer.
+#[derive(Debug)]
+pub enum ReplayError {
+    /// A file system error while listing shards.
+    Io {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    /// A shard that does not read back (truncated, corrupt, other version).
+    Shard { path: PathBuf, error: ShardError },
+    /// A shard of another variant.
+    Variant {
+        path: PathBuf,
+        found: Variant,
+        expected: Variant,
+    },
+    /// The model rejected a sample (should not happen with verified shards).
+    Batch(String),
+}
+
+impl fmt::Display for ReplayError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReplayError::Io { path, error } => write!(f, "{}: {error}", path.display()),
+            ReplayError::Shard { path, error } => write!(f, "shard {}: {error}", path.display()),
+            ReplayError::Variant {
+                path,
+                found,
+                expected,
+            } => write!(
+                f,
+                "shard {} holds {found} games, not {expected}",
+                path.display()
+            ),
+            ReplayError::Batch(e) => write!(f, "building a training batch: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for ReplayError {}
+
+/// The most recent samples of a run.
+pub struct ReplayBuffer {
+    variant: Variant,
+    config: WindowConfig,
+    samples: VecDeque<Sample>,
+    loaded: BTreeSet<PathBuf>,
+    produced: u64,
+}
+
+/// Shard files below `dir`, in path order (finished shards only: temporary
+/// files of an interrupted write end in `.tmp` and are skipped).
+fn shard_files(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), ReplayError> {
+    let entries = std::fs::read_dir(dir).map_err(|error| ReplayError::Io {
+        path: dir.to_path_buf(),
+        error,
+    })?;
+    for entry in entries {
+        let entry = entry.map_err(|error| ReplayError::Io {
+            path: dir.to_path_buf(),
+            error,
+        })?;
+        let path = entry.path();
+        let hidden = path
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with('.'));
+        if hidden {
+            continue;
+        }
+        if path.is_dir() {
+            shard_files(&path, out)?;
+        } else if path.extension().is_some_and(|e| e == "bin") {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+impl ReplayBuffer {
+    pub fn new(variant: Variant, config: WindowConfig) -> ReplayBuffer {
+        ReplayBuffer {
+            variant,
+            config,
+            samples: VecDeque::new(),
+            loaded: BTreeSet::new(),
+            produced: 0,
+        }
+    }
+
+    /// Reads every shard below `dir` not read before (in path order, so
+    /// `gen-0001/` comes before `gen-0002/`), then trims the window.
+    /// Returns the number of new samples.
+    pub fn scan(&mut self, dir: &Path) -> Result<usize, ReplayError> {
+        let mut files = Vec::new();
+        shard_files(dir, &mut files)?;
+        files.sort();
+        let mut added = 0;
+        for path in files {
+            if self.loaded.contains(&path) {
+                continue;
+            }
+            let shard = read_shard(&path).map_err(|error| ReplayError::Shard {
+                path: path.clone(),
+                error,
+            })?;
+            if shard.variant != self.variant {
+                return Err(ReplayError::Variant {
+                    path,
+                    found: shard.variant,
+                    expected: self.variant,
+                });
+            }
+            for game in shard.games {
+                added += game.samples.len();
+                self.samples.extend(game.samples);
+            }
+            self.loaded.insert(path);
+        }
+        self.produced += added as u64;
+        let keep = self.config.window(self.produced);
+        while self.samples.len() > keep {
+            self.samples.pop_front();
+        }
+        Ok(added)
+    }
+
+    /// Samples produced so far (all shards read, not only the window).
+    pub fn produced(&self) -> u64 {
+        self.produced
+    }
+
+    /// Samples in the window.
+    pub fn len(&self) -> usize {
+        self.samples.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.samples.is_empty()
+    }
+
+    /// Shard files read so far.
+    pub fn files(&self) -> impl Iterator<Item = &Path> {
+        self.loaded.iter().map(PathBuf::as_path)
+    }
+
+    /// Fills `batch` with `n` samples drawn uniformly (with replacement) from
+    /// the window.  Samples of cheap searches (playout-cap randomization)
+    /// get an all-zero policy target, so they train the value heads only.
+    pub fn sample_into(
+        &self,
+        rng: &mut impl Rng,
+        n: usize,
+        batch: &mut TrainBatch,
+    ) -> Result<(), ReplayError> {
+        batch.clear();
+        if self.samples.is_empty() {
+            return Ok(());
+        }
+        let mut zeros = Vec::new();
+        for _ in 0..n {
+            let s = &self.samples[rng.random_range(0..self.samples.len())];
+            let policy: &[f32] = if s.full_search {
+                &s.policy
+            } else {
+                zeros.clear();
+                zeros.resize(s.moves.len(), 0.0);
+                &zeros
+            };
+            batch
+                .push(
+                    &s.position,
+                    s.no_progress,
+                    s.repetitions,
+                    &s.moves,
+                    policy,
+                    s.result,
+                    Some(s.moves_left as f32),
+                )
+                .map_err(|e| ReplayError::Batch(e.to_string()))?;
+        }
+        Ok(())
+    }
+}
+
+/// Training steps still allowed: at most `steps_per_sample` optimizer steps
+/// of `batch_size` samples per new sample produced (a ratio of sampled to
+/// produced positions), minus the steps already taken.
+pub fn allowed_steps(produced: u64, batch_size: usize, steps_per_sample: f64, taken: u64) -> u64 {
+    let budget = (produced as f64 * steps_per_sample / batch_size.max(1) as f64).floor() as u64;
+    budget.saturating_sub(taken)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn window_follows_the_katago_formula() {
+        let w = WindowConfig {
+            min_samples: 250_000,
+            alpha: 0.75,
+            beta: 0.4,
+            max_samples: usize::MAX,
+        };
+        assert_eq!(w.window(1000), 1000);
+        assert_eq!(w.window(250_000), 250_000);
+        // n = 16c: c * (1 + 0.4 * (8 - 1) / 0.75) = 250000 * 4.7333
+        assert_eq!(w.window(4_000_000), 1_183_333);
+        let capped = WindowConfig {
+            max_samples: 500_000,
+            ..w
+        };
+        assert_eq!(capped.window(4_000_000), 500_000);
+        // Monotone.
+        let mut last = 0;
+        for n in (0..5_000_000u64).step_by(250_000) {
+            let x = w.window(n);
+            assert!(x >= last);
+            last = x;
+        }
+    }
+
+    #[test]
+    fn step_budget_caps_training_per_new_sample() {
+        // 10,000 samples, 4 sampled positions per produced one, batch 256: 156 steps.
+        assert_eq!(allowed_steps(10_000, 256, 4.0, 0), 156);
+        assert_eq!(allowed_steps(10_000, 256, 4.0, 150), 6);
+        assert_eq!(allowed_steps(10_000, 256, 4.0, 200), 0);
+    }
+}
