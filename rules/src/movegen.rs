@@ -152,11 +152,6 @@ impl<F: FnMut(&Board) -> u64> Sink for ChildCountSink<'_, F> {
         self.total += (self.leaf)(&self.board.after_simple(from, to, promotes));
     }
     #[inline(always)]
-    fn bulk(&mut self, _n: u32) {}
-    fn bulk_captures(&mut self, _prec: CapturePrecedence, _n: u32, _score: u64) {
-        unreachable!("not a bulk sink")
-    }
-    #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     fn capture(
         &mut self,
@@ -178,9 +173,12 @@ pub(crate) trait Sink {
     /// True if simple moves may be counted in bulk instead of listed.
     const BULK: bool;
     fn simple(&mut self, g: Geometry, from: u32, to: u32, promotes: bool);
-    fn bulk(&mut self, n: u32);
-    /// `n` complete captures with the same precedence score (only with `BULK`).
-    fn bulk_captures(&mut self, prec: CapturePrecedence, n: u32, score: u64);
+    /// `n` simple moves at once (only called when `BULK`).
+    #[inline(always)]
+    fn bulk(&mut self, _n: u32) {}
+    /// `n` complete captures with the same precedence score (only called when `BULK`).
+    #[inline(always)]
+    fn bulk_captures(&mut self, _prec: CapturePrecedence, _n: u32, _score: u64) {}
     /// One complete capture.  Called in the innermost loop, so its parts are
     /// passed as they lie in registers rather than packed into a struct.
     #[allow(clippy::too_many_arguments)]
@@ -222,11 +220,6 @@ impl Sink for ListSink<'_> {
     #[inline(always)]
     fn simple(&mut self, g: Geometry, from: u32, to: u32, promotes: bool) {
         self.list.push(Move::simple(g, from, to, promotes));
-    }
-    #[inline(always)]
-    fn bulk(&mut self, _n: u32) {}
-    fn bulk_captures(&mut self, _prec: CapturePrecedence, _n: u32, _score: u64) {
-        unreachable!("a list sink receives every move one by one")
     }
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
