@@ -1,18 +1,7 @@
 //! `tammi selfplay` and `tammi bench selfplay`, run as a user would.
 
-use std::process::Command;
-
-fn tammi(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_tammi"))
-        .args(args)
-        .output()
-        .expect("run tammi");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::tammi;
 
 #[test]
 fn selfplay_writes_readable_shards_and_pdn() {
