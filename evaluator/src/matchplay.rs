@@ -87,11 +87,7 @@ impl MatchResult {
         let mut pairs = PairCounts::default();
         let mut adjudicated = 0;
         for g in &games {
-            match g.a_score {
-                s if s > 0.75 => wdl.wins += 1,
-                s if s < 0.25 => wdl.losses += 1,
-                _ => wdl.draws += 1,
-            }
+            wdl.add(g.a_score);
             adjudicated += (g.reason == "adjudicated") as u32;
         }
         for pair in games.chunks(2) {
@@ -211,7 +207,7 @@ pub fn run_match(
         .num_threads(cfg.threads.max(1))
         .build()
         .map_err(|e| SpecError(format!("cannot start worker threads: {e}")))?;
-    let records: Mutex<Vec<GameRecord>> = Mutex::new(Vec::new());
+    let records: Mutex<(Vec<GameRecord>, Wdl)> = Mutex::new((Vec::new(), Wdl::default()));
     let pair_results: Mutex<PairCounts> = Mutex::new(PairCounts::default());
     let decision: Mutex<Option<SprtDecision>> =
         Mutex::new(cfg.sprt.map(|_| SprtDecision::Continue));
@@ -232,20 +228,14 @@ pub fn run_match(
                     match play_game(cfg, opening, pair, leg) {
                         Ok(rec) => {
                             *score = rec.a_score;
-                            let mut recs = records.lock().expect("no panics while locked");
+                            let mut guard = records.lock().expect("no panics while locked");
+                            let (recs, wdl) = &mut *guard;
+                            wdl.add(rec.a_score);
                             recs.push(rec);
-                            let mut wdl = Wdl::default();
-                            for r in recs.iter() {
-                                match r.a_score {
-                                    s if s > 0.75 => wdl.wins += 1,
-                                    s if s < 0.25 => wdl.losses += 1,
-                                    _ => wdl.draws += 1,
-                                }
-                            }
                             progress(&MatchProgress {
                                 games_done: recs.len(),
                                 games_total: total,
-                                wdl,
+                                wdl: *wdl,
                             });
                         }
                         Err(e) => {
@@ -272,7 +262,7 @@ pub fn run_match(
     if let Some(e) = error.into_inner().expect("no panics while locked") {
         return Err(e);
     }
-    let records = records.into_inner().expect("no panics while locked");
+    let (records, _) = records.into_inner().expect("no panics while locked");
     let decision = decision.into_inner().expect("no panics while locked");
     Ok(MatchResult::from_records(cfg, records, decision))
 }

@@ -64,6 +64,17 @@ impl Wdl {
         self.wins + self.draws + self.losses
     }
 
+    /// Counts one game from its score (1 win, 1/2 draw, 0 loss).
+    pub fn add(&mut self, score: f64) {
+        if score > 0.75 {
+            self.wins += 1;
+        } else if score < 0.25 {
+            self.losses += 1;
+        } else {
+            self.draws += 1;
+        }
+    }
+
     /// Mean score per game (win 1, draw 1/2), 0.5 with no games.
     pub fn score(&self) -> f64 {
         let n = self.games();
