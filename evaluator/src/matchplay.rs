@@ -150,9 +150,9 @@ fn play_game(
         }
         let mover = game.position().side_to_move();
         let (m, _) = if mover == a_color {
-            a.choose(&game)
+            a.choose(&game).map_err(|e| SpecError(e.to_string()))?
         } else {
-            b.choose(&game)
+            b.choose(&game).map_err(|e| SpecError(e.to_string()))?
         };
         game.play(&m)
             .map_err(|e| SpecError(format!("a player chose an illegal move: {e}")))?;

@@ -23,12 +23,24 @@ pub struct MoveInfo {
     pub nodes: Option<u64>,
 }
 
+/// A player could not choose a move (its network failed).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlayerError(pub String);
+
+impl std::fmt::Display for PlayerError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for PlayerError {}
+
 /// Anything that picks moves in a game.
 pub trait Player: Send {
     /// A short name for reports, e.g. `alphabeta:depth=6`.
     fn name(&self) -> String;
     /// Picks a legal move in a game that is not over.
-    fn choose(&mut self, game: &Game) -> (Move, MoveInfo);
+    fn choose(&mut self, game: &Game) -> Result<(Move, MoveInfo), PlayerError>;
     /// Called before each new game (clears per-game state such as tables).
     fn new_game(&mut self) {}
 }
@@ -50,12 +62,15 @@ impl Player for RandomPlayer {
     fn name(&self) -> String {
         "random".into()
     }
-    fn choose(&mut self, game: &Game) -> (Move, MoveInfo) {
+    fn choose(&mut self, game: &Game) -> Result<(Move, MoveInfo), PlayerError> {
         let moves = game.legal_moves();
-        (
+        if moves.is_empty() {
+            return Err(PlayerError("the game is over: no legal move".into()));
+        }
+        Ok((
             moves[self.rng.random_range(0..moves.len())],
             MoveInfo::default(),
-        )
+        ))
     }
 }
 
@@ -80,19 +95,19 @@ impl Player for AlphaBetaPlayer {
     fn name(&self) -> String {
         self.name.clone()
     }
-    fn choose(&mut self, game: &Game) -> (Move, MoveInfo) {
+    fn choose(&mut self, game: &Game) -> Result<(Move, MoveInfo), PlayerError> {
         let r = self.engine.search(game, &self.limits);
         let m = r
             .best
-            .expect("choose is only called while the game goes on");
-        (
+            .ok_or_else(|| PlayerError("the game is over: no legal move".into()))?;
+        Ok((
             m,
             MoveInfo {
                 score: Some(r.score),
                 depth: Some(r.depth),
                 nodes: Some(r.nodes),
             },
-        )
+        ))
     }
     fn new_game(&mut self) {
         self.engine.clear();
@@ -147,32 +162,31 @@ impl Player for MctsPlayer {
     fn name(&self) -> String {
         self.name.clone()
     }
-    fn choose(&mut self, game: &Game) -> (Move, MoveInfo) {
+    fn choose(&mut self, game: &Game) -> Result<(Move, MoveInfo), PlayerError> {
         let deadline = self.movetime.map(|t| Instant::now() + t);
         let budget = MoveBudget {
             // With only a time limit the deadline stops the search.
             simulations: self.simulations.unwrap_or(u32::MAX / 4),
             explore: false,
         };
-        match self.search.think(
-            game,
-            self.evaluator.as_ref(),
-            budget,
-            deadline,
-            &mut self.rng,
-        ) {
-            Ok(d) => (
-                d.mv,
-                MoveInfo {
-                    score: Some((d.value() * 100.0).round() as i32),
-                    depth: None,
-                    nodes: Some(d.root_visits as u64),
-                },
-            ),
-            // The evaluator failed (it was checked when the player was made):
-            // play the first legal move rather than abort the match.
-            Err(_) => (game.legal_moves()[0], MoveInfo::default()),
-        }
+        let d = self
+            .search
+            .think(
+                game,
+                self.evaluator.as_ref(),
+                budget,
+                deadline,
+                &mut self.rng,
+            )
+            .map_err(|e| PlayerError(format!("{}: {e}", self.name)))?;
+        Ok((
+            d.mv,
+            MoveInfo {
+                score: Some((d.value() * 100.0).round() as i32),
+                depth: None,
+                nodes: Some(d.root_visits as u64),
+            },
+        ))
     }
     fn new_game(&mut self) {
         self.search.forget();

@@ -49,7 +49,7 @@ fn a_saved_model_plays_through_mcts_and_bad_paths_fail_cleanly() {
     // The player reports its value and visits.
     let mut p = make_player(&spec.parse().unwrap(), Variant::English, 1).unwrap();
     let game = Game::start(Variant::English);
-    let (m, info) = p.choose(&game);
+    let (m, info) = p.choose(&game).unwrap();
     assert!(game.legal_moves().contains(&m));
     assert!(info.nodes.unwrap() >= 16);
     // A missing model, or a model of another variant, is an error, not a panic.
@@ -57,4 +57,21 @@ fn a_saved_model_plays_through_mcts_and_bad_paths_fail_cleanly() {
     let err = make_player(&missing, Variant::English, 1).err().unwrap();
     assert!(!err.to_string().is_empty());
     assert!(make_player(&spec.parse().unwrap(), Variant::Russian, 1).is_err());
+}
+
+#[test]
+fn an_evaluator_failure_is_an_error_not_a_silent_move() {
+    use std::sync::Arc;
+    use tammi_evaluator::player::{MctsPlayer, Player};
+    use tammi_model::UniformEvaluator;
+    // An evaluator for another variant fails on every English position.
+    let mut p = MctsPlayer::new(
+        Arc::new(UniformEvaluator::new(Variant::Russian)),
+        Some(8),
+        None,
+        1,
+        "broken".into(),
+    );
+    let err = p.choose(&Game::start(Variant::English)).unwrap_err();
+    assert!(err.to_string().starts_with("broken:"), "{err}");
 }

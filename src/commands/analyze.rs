@@ -74,7 +74,7 @@ fn analyze_with_player(args: &Args, game: &Game) -> CliResult {
     let v = game.position().variant();
     let mut player = make_player(&args.player, v, 1)?;
     let t = Instant::now();
-    let (m, info) = player.choose(game);
+    let (m, info) = player.choose(game)?;
     let secs = t.elapsed().as_secs_f64();
     let best = move_text(v, &m);
     if args.json {

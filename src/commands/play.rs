@@ -90,10 +90,10 @@ fn diagram(pos: &Position) -> String {
     out
 }
 
-fn engine_move(engine: &mut dyn Player, game: &mut Game) -> (Move, MoveInfo) {
-    let (m, info) = engine.choose(game);
-    game.play(&m).expect("players return legal moves");
-    (m, info)
+fn engine_move(engine: &mut dyn Player, game: &mut Game) -> Result<(Move, MoveInfo), CliError> {
+    let (m, info) = engine.choose(game)?;
+    game.play(&m)?;
+    Ok((m, info))
 }
 
 pub fn run(args: &Args) -> CliResult {
@@ -131,7 +131,7 @@ fn line_mode(engine: &mut dyn Player, game: &mut Game, user: Color) -> CliResult
         Ok(false)
     };
     if game.position().side_to_move() != user {
-        let (m, _) = engine_move(engine, game);
+        let (m, _) = engine_move(engine, game)?;
         writeln!(out, "{}", move_text(v, &m))?;
         out.flush()?;
     }
@@ -148,7 +148,7 @@ fn line_mode(engine: &mut dyn Player, game: &mut Game, user: Color) -> CliResult
         if finish(game, &mut out)? {
             return Ok(());
         }
-        let (m, _) = engine_move(engine, game);
+        let (m, _) = engine_move(engine, game)?;
         writeln!(out, "{}", move_text(v, &m))?;
         out.flush()?;
         if finish(game, &mut out)? {
@@ -182,7 +182,7 @@ fn interactive(
             return Ok(());
         }
         if game.position().side_to_move() != user {
-            let (m, info) = engine_move(engine, game);
+            let (m, info) = engine_move(engine, game)?;
             let eval = info.score.map_or(String::new(), |s| {
                 format!(" (evaluation {s:+} for the engine)")
             });
@@ -204,7 +204,7 @@ fn interactive(
             Some("help") => println!("{HELP}"),
             Some("moves") => println!("{}", sorted_texts(v, game.legal_moves()).join(" ")),
             Some("hint") => {
-                let (m, info) = engine.choose(game);
+                let (m, info) = engine.choose(game)?;
                 let eval = info
                     .score
                     .map_or(String::new(), |s| format!(" (evaluation {s:+})"));
