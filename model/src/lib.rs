@@ -37,4 +37,4 @@ pub use error::ModelError;
 pub use eval::{EvalRequest, EvalResult, Evaluator, NetEvaluator, RawOutput, UniformEvaluator};
 pub use model::{CARD_FILE, FORMAT_VERSION, Model, ModelCard, WEIGHTS_FILE, WeightsInfo, fnv1a64};
 pub use net::MOVES_LEFT_SCALE;
-pub use train::{Losses, TrainBatch, TrainConfig, Trainer};
+pub use train::{Losses, TrainBatch, TrainConfig, Trainer, TrainerState};

@@ -13,6 +13,8 @@ use crate::net::{MOVES_LEFT_SCALE, PolicyValueNet};
 use crate::{DeviceChoice, ModelError, NetConfig};
 use burn::optim::{AdamWConfig, GradientsParams, ModuleOptimizer};
 use burn::prelude::*;
+use burn::store::{BurnpackStore, ModuleSnapshot};
+use burn::tensor::Bytes;
 use burn::tensor::activation::log_softmax;
 use serde::{Deserialize, Serialize};
 use tammi_rules::{Move, Position, Variant};
@@ -145,6 +147,16 @@ pub struct Losses {
     pub moves_left: f32,
 }
 
+/// What a training checkpoint holds beyond the model itself: the weights
+/// with their parameter identities and the optimizer's moments (AdamW's
+/// running averages are keyed by parameter identity, which safetensors files
+/// do not keep).  Both are burnpack bytes; store them next to the model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TrainerState {
+    pub net: Vec<u8>,
+    pub optimizer: Vec<u8>,
+}
+
 /// A model being trained: the network on the autodiff device plus the optimizer state.
 pub struct Trainer {
     net: PolicyValueNet,
@@ -176,6 +188,50 @@ impl Trainer {
             steps: model.training_step(),
             parent: model.parent().map(str::to_string),
         }
+    }
+
+    /// Continues training where a checkpoint left off: `model` gives the
+    /// variant, net shape, step count and backend, `state` the weights and
+    /// optimizer moments, so the next step is the one the saved trainer
+    /// would have taken.
+    pub fn resume(
+        model: &Model,
+        state: &TrainerState,
+        config: TrainConfig,
+    ) -> Result<Trainer, ModelError> {
+        let bad = |what: &str, e: String| {
+            ModelError::BadInput(format!("training checkpoint: unreadable {what}: {e}"))
+        };
+        let mut net = model.net().clone();
+        let mut store = BurnpackStore::from_bytes(Some(Bytes::from_bytes_vec(state.net.clone())));
+        net.load_from(&mut store)
+            .map_err(|e| bad("weights", e.to_string()))?;
+        let mut trainer = Trainer::new(model, config);
+        trainer.net = net.fork(&trainer.device).train();
+        let optim = AdamWConfig::new()
+            .with_weight_decay(trainer.config.weight_decay)
+            .init();
+        trainer.optim = optim
+            .from_bytes(Bytes::from_bytes_vec(state.optimizer.clone()))
+            .map_err(|e| bad("optimizer state", e.to_string()))?;
+        Ok(trainer)
+    }
+
+    /// The state a checkpoint needs to [`Trainer::resume`] exactly.
+    pub fn state(&self) -> Result<TrainerState, ModelError> {
+        let fail = |e: String| ModelError::Backend(format!("serialising trainer state: {e}"));
+        let mut store = BurnpackStore::from_bytes(None).clear_metadata();
+        self.net
+            .valid()
+            .save_into(&mut store)
+            .map_err(|e| fail(e.to_string()))?;
+        let net = store.get_bytes().map_err(|e| fail(e.to_string()))?.to_vec();
+        let optimizer = self
+            .optim
+            .into_bytes()
+            .map_err(|e| fail(e.to_string()))?
+            .to_vec();
+        Ok(TrainerState { net, optimizer })
     }
 
     /// Optimizer steps taken (including those of the starting model).
