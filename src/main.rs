@@ -36,6 +36,8 @@ enum Command {
     Infer(commands::infer::Args),
     /// Play self-play games and write training shards.
     Selfplay(commands::selfplay::Args),
+    /// Train a network from scratch: self-play, training, gating and ladder, generation after generation.
+    Train(commands::train::Args),
     /// Speed tests (`bench nn`: network inference and training rates; `bench selfplay`).
     Bench(commands::bench::Args),
 }
@@ -76,6 +78,7 @@ fn main() -> ExitCode {
         Command::Ratings(args) => commands::ratings::run(&args),
         Command::Infer(args) => commands::infer::run(&args),
         Command::Selfplay(args) => commands::selfplay::run(&args),
+        Command::Train(args) => commands::train::run(&args),
         Command::Bench(args) => commands::bench::run(&args),
     };
     match result {

@@ -35,6 +35,9 @@ pub use device::DeviceChoice;
 pub use encoding::{ENCODING_VERSION, Encoding, PLANES, policy_index, policy_indices, policy_size};
 pub use error::ModelError;
 pub use eval::{EvalRequest, EvalResult, Evaluator, NetEvaluator, RawOutput, UniformEvaluator};
-pub use model::{CARD_FILE, FORMAT_VERSION, Model, ModelCard, WEIGHTS_FILE, WeightsInfo, fnv1a64};
+pub use model::{
+    CARD_FILE, FORMAT_VERSION, Model, ModelCard, WEIGHTS_FILE, WeightsInfo, fnv1a64,
+    utc_now_rfc3339,
+};
 pub use net::MOVES_LEFT_SCALE;
 pub use train::{Losses, TrainBatch, TrainConfig, Trainer, TrainerState};

@@ -425,7 +425,8 @@ pub fn fnv1a64(bytes: &[u8]) -> u64 {
 }
 
 /// Current UTC time as `YYYY-MM-DDTHH:MM:SSZ`.
-fn utc_now_rfc3339() -> String {
+/// The current UTC time as RFC 3339 text (for cards and run files).
+pub fn utc_now_rfc3339() -> String {
     let secs = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs() as i64)

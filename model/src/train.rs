@@ -145,6 +145,11 @@ pub struct Losses {
     pub policy: f32,
     pub value: f32,
     pub moves_left: f32,
+    /// Mean entropy (nats) of the net's policy over the policy index space:
+    /// falls as the policy sharpens.
+    pub policy_entropy: f32,
+    /// Share of samples whose most likely W/D/L class is the target's.
+    pub value_accuracy: f32,
 }
 
 /// What a training checkpoint holds beyond the model itself: the weights
@@ -268,7 +273,20 @@ impl Trainer {
         );
         let tv = Tensor::<2>::from_data(TensorData::new(batch.wdl.clone(), [n, 3]), dev);
         let out = self.net.forward(x);
-        let policy_loss = (tp * log_softmax(out.policy, 1)).sum_dim(1).mean().neg();
+        let log_p = log_softmax(out.policy, 1);
+        let entropy = (log_p.clone().detach().exp() * log_p.clone().detach())
+            .sum_dim(1)
+            .mean()
+            .neg();
+        let accuracy = out
+            .wdl
+            .clone()
+            .detach()
+            .argmax(1)
+            .equal(tv.clone().argmax(1))
+            .float()
+            .mean();
+        let policy_loss = (tp * log_p).sum_dim(1).mean().neg();
         let value_loss = (tv * log_softmax(out.wdl, 1)).sum_dim(1).mean().neg();
         let mut total =
             policy_loss.clone() + value_loss.clone().mul_scalar(self.config.value_weight);
@@ -295,6 +313,8 @@ impl Trainer {
             policy: scalar(policy_loss.detach()),
             value: scalar(value_loss.detach()),
             moves_left: ml_loss.map(|l| scalar(l.detach())).unwrap_or(0.0),
+            policy_entropy: scalar(entropy),
+            value_accuracy: scalar(accuracy),
         };
         if !losses.total.is_finite() {
             return Err(ModelError::BadInput(format!(

@@ -462,7 +462,10 @@ fn a_resumed_trainer_takes_the_same_next_step() {
     let wa = original.model().unwrap().weights_bytes().unwrap();
     assert_eq!(wa, resumed.model().unwrap().weights_bytes().unwrap());
     assert_ne!(wa, restarted.model().unwrap().weights_bytes().unwrap());
-    assert_eq!(a.total, c.total, "same weights before the step give the same loss");
+    assert_eq!(
+        a.total, c.total,
+        "same weights before the step give the same loss"
+    );
     // Garbage is an error, not a panic.
     let broken = tammi_model::TrainerState {
         net: state.net.clone(),

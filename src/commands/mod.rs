@@ -11,6 +11,7 @@ pub mod perft;
 pub mod play;
 pub mod ratings;
 pub mod selfplay;
+pub mod train;
 
 use std::fmt;
 use tammi_rules::{Game, Position, Variant, parse_fen};

@@ -1,0 +1,122 @@
+//! `tammi train`: the generation loop over a run directory, with a progress
+//! display on a terminal and one summary line per stage on stdout.
+
+use super::{CliError, CliResult};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::time::Instant;
+use tammi_trainer::{Observer, RunOptions, Stage, Stopped, create_run, run_config, train};
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Config file; needed to start a run, optional (and checked) when continuing one.
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Run directory: created with --config, continued where it stopped otherwise.
+    #[arg(long)]
+    pub run: PathBuf,
+    /// Run only this stage of the current generation (selfplay, train, gate, ladder), then stop.
+    #[arg(long)]
+    pub only: Option<Stage>,
+    /// Stop after this generation (overrides [run] generations).
+    #[arg(long)]
+    pub generations: Option<u64>,
+    /// Stop once the run has spent this many hours in all (overrides [run] max_hours).
+    #[arg(long)]
+    pub hours: Option<f64>,
+}
+
+/// The terminal display: a bar per stage, summary lines above it.
+struct Display {
+    bar: Mutex<Option<ProgressBar>>,
+    started: Instant,
+}
+
+impl Observer for Display {
+    fn stage(&self, generation: u64, stage: Stage, total: u64, unit: &str) {
+        let bar = ProgressBar::new(total);
+        bar.set_style(
+            ProgressStyle::with_template(&format!(
+                "{{elapsed_precise}} gen {generation} {stage:<8} [{{bar:25}}] {{pos}}/{{len}} {unit} \
+                 (eta {{eta}}) {{msg}}"
+            ))
+            .expect("valid template"),
+        );
+        if let Some(old) = self.bar.lock().expect("no panic while locked").replace(bar) {
+            old.finish_and_clear();
+        }
+    }
+    fn progress(&self, done: u64, total: u64, message: &str) {
+        if let Some(bar) = &*self.bar.lock().expect("no panic while locked") {
+            bar.set_length(total);
+            bar.set_position(done);
+            bar.set_message(message.to_string());
+        }
+    }
+    fn line(&self, text: &str) {
+        let line = format!(
+            "[{:>7.1} min] {text}",
+            self.started.elapsed().as_secs_f64() / 60.0
+        );
+        match &*self.bar.lock().expect("no panic while locked") {
+            // Printed above the bar on a terminal; plain stdout otherwise.
+            Some(bar) if !bar.is_hidden() => bar.println(line),
+            _ => println!("{line}"),
+        }
+    }
+}
+
+pub fn run(args: &Args) -> CliResult {
+    let state = args.run.join("state.json");
+    if state.exists() {
+        let existing = run_config(&args.run)?;
+        if let Some(path) = &args.config {
+            let given = super::config::load_config(path)?;
+            if given != existing {
+                return Err(CliError(format!(
+                    "{} was started with another config (see {}); continue it without \
+                     --config, or start a new run directory",
+                    args.run.display(),
+                    args.run.join("config.toml").display()
+                )));
+            }
+        }
+    } else {
+        let Some(path) = &args.config else {
+            return Err(CliError(format!(
+                "{} holds no run; start one with --config FILE",
+                args.run.display()
+            )));
+        };
+        let cfg = super::config::load_config(path)?;
+        create_run(&args.run, &cfg)?;
+        println!("started run {} from {}", args.run.display(), path.display());
+    }
+    let cfg = run_config(&args.run)?;
+    super::selfplay::size_rayon_pool(cfg.selfplay.threads.max(cfg.run.match_threads));
+    let display = Display {
+        bar: Mutex::new(None),
+        started: Instant::now(),
+    };
+    let options = RunOptions {
+        only: args.only,
+        generations: args.generations,
+        max_hours: args.hours,
+    };
+    let stopped = train(&args.run, &options, &display);
+    if let Some(bar) = display.bar.lock().expect("no panic while locked").take() {
+        bar.finish_and_clear();
+    }
+    let stopped = stopped?;
+    let why = match stopped {
+        Stopped::Generations => "generation limit reached",
+        Stopped::Hours => "time limit reached",
+        Stopped::StageDone => "stage done",
+    };
+    println!(
+        "stopped: {why}; continue with `tammi train --run {}`",
+        args.run.display()
+    );
+    Ok(())
+}

@@ -1,0 +1,436 @@
+//! Config files (`configs/*.toml`): one section per part of tammi.  Every
+//! command that takes a config reads and checks the whole file, so a typo in
+//! any section is an error whichever command meets it first.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::path::Path;
+use tammi_model::{NetConfig, TrainConfig};
+use tammi_selfplay::SelfPlayConfig;
+
+use crate::replay::WindowConfig;
+
+/// Sections tammi knows; any other top-level key is an error.
+pub const SECTIONS: &[&str] = &["model", "selfplay", "train", "gating", "ladder", "run"];
+
+/// A config file that does not read or holds a bad value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigError(pub String);
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// `[train]`: optimizer, schedule and replay window.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TrainSection {
+    /// Samples per optimizer step.
+    pub batch_size: usize,
+    /// Peak learning rate (after warm-up).
+    pub learning_rate: f64,
+    /// Steps of linear warm-up from 0 to the peak.
+    pub warmup_steps: u64,
+    /// Steps of cosine decay after warm-up (0 = constant after warm-up).
+    pub decay_steps: u64,
+    /// Learning rate at the end of the decay, as a fraction of the peak.
+    pub final_lr_fraction: f64,
+    /// Most optimizer steps per generation.
+    pub steps_per_generation: u64,
+    /// Sampled positions per self-play position produced: the cap on training
+    /// steps (`produced * ratio / batch_size` in all).
+    pub samples_per_position: f64,
+    /// AdamW decoupled weight decay.
+    pub weight_decay: f32,
+    /// Weight of the W/D/L loss relative to the policy loss.
+    pub value_weight: f32,
+    /// Weight of the moves-left loss (only with the moves-left head).
+    pub moves_left_weight: f32,
+    /// Replay window: below this many positions it holds everything.
+    pub window_min_positions: usize,
+    /// Replay window growth exponent past the minimum (KataGo: 0.75).
+    pub window_alpha: f64,
+    /// Replay window growth rate past the minimum (KataGo: 0.4).
+    pub window_beta: f64,
+    /// The replay window never holds more positions than this.
+    pub window_max_positions: usize,
+    /// Log losses every this many steps.
+    pub log_every: u64,
+}
+
+impl Default for TrainSection {
+    fn default() -> TrainSection {
+        let t = TrainConfig::default();
+        let w = WindowConfig::default();
+        TrainSection {
+            batch_size: 256,
+            learning_rate: 2e-3,
+            warmup_steps: 100,
+            decay_steps: 0,
+            final_lr_fraction: 0.1,
+            steps_per_generation: 200,
+            samples_per_position: 4.0,
+            weight_decay: t.weight_decay,
+            value_weight: t.value_weight,
+            moves_left_weight: t.moves_left_weight,
+            window_min_positions: w.min_samples,
+            window_alpha: w.alpha,
+            window_beta: w.beta,
+            window_max_positions: w.max_samples,
+            log_every: 20,
+        }
+    }
+}
+
+impl TrainSection {
+    /// The optimizer and loss settings of the model crate.
+    pub fn train_config(&self) -> TrainConfig {
+        TrainConfig {
+            weight_decay: self.weight_decay,
+            value_weight: self.value_weight,
+            moves_left_weight: self.moves_left_weight,
+        }
+    }
+
+    /// The replay window.
+    pub fn window(&self) -> WindowConfig {
+        WindowConfig {
+            min_samples: self.window_min_positions,
+            alpha: self.window_alpha,
+            beta: self.window_beta,
+            max_samples: self.window_max_positions,
+        }
+    }
+
+    fn validate(&self) -> Result<(), ConfigError> {
+        let bad = |key: &str, why: &str| Err(ConfigError(format!("train.{key} {why}")));
+        if !(1..=65_536).contains(&self.batch_size) {
+            return bad("batch_size", "must be between 1 and 65536");
+        }
+        if !(self.learning_rate.is_finite() && self.learning_rate > 0.0) {
+            return bad("learning_rate", "must be a finite number > 0");
+        }
+        if !(self.final_lr_fraction.is_finite() && (0.0..=1.0).contains(&self.final_lr_fraction)) {
+            return bad("final_lr_fraction", "must be between 0 and 1");
+        }
+        if self.steps_per_generation == 0 {
+            return bad("steps_per_generation", "must be at least 1");
+        }
+        if !(self.samples_per_position.is_finite() && self.samples_per_position > 0.0) {
+            return bad("samples_per_position", "must be a finite number > 0");
+        }
+        for (key, x) in [
+            ("weight_decay", self.weight_decay),
+            ("value_weight", self.value_weight),
+            ("moves_left_weight", self.moves_left_weight),
+        ] {
+            if !(x.is_finite() && x >= 0.0) {
+                return bad(key, "must be a finite number >= 0");
+            }
+        }
+        if self.window_min_positions == 0 {
+            return bad("window_min_positions", "must be at least 1");
+        }
+        if self.window_max_positions < self.batch_size {
+            return bad("window_max_positions", "must be at least batch_size");
+        }
+        if !(self.window_alpha.is_finite() && self.window_alpha > 0.0) {
+            return bad("window_alpha", "must be a finite number > 0");
+        }
+        if !(self.window_beta.is_finite() && self.window_beta >= 0.0) {
+            return bad("window_beta", "must be a finite number >= 0");
+        }
+        if self.log_every == 0 {
+            return bad("log_every", "must be at least 1");
+        }
+        Ok(())
+    }
+}
+
+/// `[gating]`: the candidate against the accepted model.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct GatingSection {
+    /// Off: every candidate is accepted (AlphaZero's continuous update).
+    pub enabled: bool,
+    /// Most colour-swapped game pairs per gate.
+    pub pairs: usize,
+    /// MCTS simulations per move of both players.
+    pub simulations: u32,
+    /// Score that accepts the candidate when the SPRT has not decided.
+    pub accept_score: f64,
+    /// SPRT: H0 elo (candidate no better).
+    pub elo0: f64,
+    /// SPRT: H1 elo (candidate better by this).
+    pub elo1: f64,
+    /// SPRT: false-positive rate.
+    pub alpha: f64,
+    /// SPRT: false-negative rate.
+    pub beta: f64,
+    /// Openings: "ballot" (English 3-move deck), "random:K" or a file.
+    pub openings: String,
+    /// Games adjudicated a draw after this many plies.
+    pub max_plies: usize,
+}
+
+impl Default for GatingSection {
+    fn default() -> GatingSection {
+        GatingSection {
+            enabled: true,
+            pairs: 20,
+            simulations: 64,
+            accept_score: 0.55,
+            elo0: 0.0,
+            elo1: 35.0,
+            alpha: 0.05,
+            beta: 0.05,
+            openings: "ballot".into(),
+            max_plies: 300,
+        }
+    }
+}
+
+/// `[ladder]`: the accepted model against alpha-beta at fixed depths.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LadderSection {
+    /// Play the ladder every this many generations (0 = never).
+    pub every: u64,
+    /// Alpha-beta depths to play.
+    pub depths: Vec<u32>,
+    /// Colour-swapped game pairs per depth.
+    pub pairs: usize,
+    /// MCTS simulations per move of the model (0: use `movetime_ms`).
+    pub simulations: u32,
+    /// Time per move of the model in milliseconds (when `simulations` is 0).
+    pub movetime_ms: u64,
+    /// Openings: "ballot", "random:K" or a file.
+    pub openings: String,
+    /// Games adjudicated a draw after this many plies.
+    pub max_plies: usize,
+}
+
+impl Default for LadderSection {
+    fn default() -> LadderSection {
+        LadderSection {
+            every: 2,
+            depths: vec![1, 2, 4, 6],
+            pairs: 10,
+            simulations: 200,
+            movetime_ms: 0,
+            openings: "ballot".into(),
+            max_plies: 300,
+        }
+    }
+}
+
+/// `[run]`: the generation loop.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RunSection {
+    /// Variant to train.
+    pub variant: String,
+    /// Seed of every random choice of the run.
+    pub seed: u64,
+    /// Self-play games per generation.
+    pub games_per_generation: u64,
+    /// Stop after this generation (0 = no limit).
+    pub generations: u64,
+    /// Stop once the run has spent this many hours (0 = no limit).
+    pub max_hours: f64,
+    /// Generation 1 plays with a uniform policy and value 0 instead of the
+    /// random initial net (same information, no network cost).
+    pub uniform_first_generation: bool,
+    /// Worker threads for gating and ladder games.
+    pub match_threads: usize,
+    /// Backend: "flex" (CPU), or "wgpu"/"cuda" when compiled in.
+    pub backend: String,
+}
+
+impl Default for RunSection {
+    fn default() -> RunSection {
+        RunSection {
+            variant: "english".into(),
+            seed: 1,
+            games_per_generation: 256,
+            generations: 0,
+            max_hours: 0.0,
+            uniform_first_generation: true,
+            match_threads: 2,
+            backend: "flex".into(),
+        }
+    }
+}
+
+/// A checked config file: every section, defaults filled in.
+#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
+pub struct RunConfig {
+    pub model: NetConfig,
+    pub selfplay: SelfPlayConfig,
+    pub train: TrainSection,
+    pub gating: GatingSection,
+    pub ladder: LadderSection,
+    pub run: RunSection,
+}
+
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Reads one section (missing = all defaults).
+fn section<T: serde::de::DeserializeOwned + Default>(
+    table: &toml::Table,
+    name: &str,
+    origin: &str,
+) -> Result<T, ConfigError> {
+    match table.get(name) {
+        None => Ok(T::default()),
+        Some(v) => v.clone().try_into().map_err(|e: toml::de::Error| {
+            ConfigError(format!("{origin}: [{name}]: {}", one_line(&e.to_string())))
+        }),
+    }
+}
+
+impl RunConfig {
+    /// Parses and checks a config text; `origin` names it in errors.
+    pub fn parse(text: &str, origin: &str) -> Result<RunConfig, ConfigError> {
+        let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
+            ConfigError(format!("{origin}: {}", one_line(&e.to_string())))
+        })?;
+        if let Some(unknown) = table.keys().find(|k| !SECTIONS.contains(&k.as_str())) {
+            return Err(ConfigError(format!(
+                "{origin}: unknown section or key '{unknown}' (known sections: {})",
+                SECTIONS.join(", ")
+            )));
+        }
+        let cfg = RunConfig {
+            model: section(&table, "model", origin)?,
+            selfplay: section(&table, "selfplay", origin)?,
+            train: section(&table, "train", origin)?,
+            gating: section(&table, "gating", origin)?,
+            ladder: section(&table, "ladder", origin)?,
+            run: section(&table, "run", origin)?,
+        };
+        cfg.validate()
+            .map_err(|e| ConfigError(format!("{origin}: {e}")))?;
+        Ok(cfg)
+    }
+
+    /// Reads and checks a config file.
+    pub fn load(path: &Path) -> Result<RunConfig, ConfigError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| ConfigError(format!("{}: {e}", path.display())))?;
+        RunConfig::parse(&text, &path.display().to_string())
+    }
+
+    /// The whole config with every default written out (a run directory keeps this).
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).expect("a config always serialises")
+    }
+
+    /// The variant of `[run]`.
+    pub fn variant(&self) -> Result<tammi_rules::Variant, ConfigError> {
+        self.run.variant.parse().map_err(|_| {
+            ConfigError(format!(
+                "run.variant: unknown variant {:?}",
+                self.run.variant
+            ))
+        })
+    }
+
+    /// Checks every section's ranges, naming the first bad key.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        self.model
+            .validate()
+            .map_err(|e| ConfigError(e.to_string()))?;
+        self.selfplay
+            .validate()
+            .map_err(|e| ConfigError(e.to_string()))?;
+        self.train.validate()?;
+        self.variant()?;
+        let bad = |key: &str, why: &str| Err(ConfigError(format!("{key} {why}")));
+        let g = &self.gating;
+        if g.enabled {
+            if g.pairs == 0 {
+                return bad("gating.pairs", "must be at least 1");
+            }
+            if g.simulations == 0 {
+                return bad("gating.simulations", "must be at least 1");
+            }
+            if !(g.accept_score.is_finite() && (0.0..=1.0).contains(&g.accept_score)) {
+                return bad("gating.accept_score", "must be between 0 and 1");
+            }
+            if !(g.elo0.is_finite() && g.elo1.is_finite() && g.elo1 > g.elo0) {
+                return bad("gating.elo1", "must be greater than gating.elo0");
+            }
+            for (key, x) in [("gating.alpha", g.alpha), ("gating.beta", g.beta)] {
+                if !(x > 0.0 && x < 0.5) {
+                    return bad(key, "must be between 0 and 0.5");
+                }
+            }
+            if g.max_plies == 0 {
+                return bad("gating.max_plies", "must be at least 1");
+            }
+        }
+        let l = &self.ladder;
+        if l.every > 0 {
+            if l.depths.is_empty() || l.depths.iter().any(|&d| !(1..=40).contains(&d)) {
+                return bad("ladder.depths", "must list depths between 1 and 40");
+            }
+            if l.pairs == 0 {
+                return bad("ladder.pairs", "must be at least 1");
+            }
+            if l.simulations == 0 && l.movetime_ms == 0 {
+                return bad("ladder.simulations", "or ladder.movetime_ms must be set");
+            }
+            if l.max_plies == 0 {
+                return bad("ladder.max_plies", "must be at least 1");
+            }
+        }
+        let r = &self.run;
+        if r.games_per_generation == 0 {
+            return bad("run.games_per_generation", "must be at least 1");
+        }
+        if !(r.max_hours.is_finite() && r.max_hours >= 0.0) {
+            return bad("run.max_hours", "must be a finite number >= 0");
+        }
+        if !(1..=256).contains(&r.match_threads) {
+            return bad("run.match_threads", "must be between 1 and 256");
+        }
+        r.backend
+            .parse::<tammi_model::DeviceChoice>()
+            .map_err(|e| ConfigError(format!("run.backend: {e}")))?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resolved_config_reads_back_equal() {
+        let cfg = RunConfig::parse("[run]\nseed = 7\n[train]\nbatch_size = 64\n", "t").unwrap();
+        assert_eq!(cfg.run.seed, 7);
+        assert_eq!(cfg.train.batch_size, 64);
+        let back = RunConfig::parse(&cfg.to_toml(), "resolved").unwrap();
+        assert_eq!(back, cfg);
+    }
+
+    #[test]
+    fn bad_configs_name_the_key() {
+        let err = |t: &str| RunConfig::parse(t, "c.toml").unwrap_err().0;
+        assert!(err("[trian]\n").contains("unknown section or key 'trian'"));
+        assert!(err("[train]\nbach_size = 3\n").contains("bach_size"));
+        assert!(err("[train]\nbatch_size = 0\n").contains("train.batch_size"));
+        assert!(err("[run]\nvariant = \"chess\"\n").contains("run.variant"));
+        assert!(err("[ladder]\ndepths = []\n").contains("ladder.depths"));
+        assert!(err("[gating]\nelo1 = -5.0\n").contains("gating.elo1"));
+        assert!(err("[run]\nbackend = \"tpu\"\n").contains("run.backend"));
+        assert!(err("[run\n").starts_with("c.toml:"));
+    }
+}

@@ -1,0 +1,293 @@
+//! Gating (candidate against the accepted model) and the ladder (accepted
+//! model against alpha-beta at fixed depths), with their JSONL records and
+//! the ladder chart.
+
+use crate::config::RunConfig;
+use crate::rundir::{RunDir, RunError, append_line, gen_name, io_err};
+use crate::{Observer, derive_seed};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+use tammi_evaluator::PlayerSpec;
+use tammi_evaluator::chart::{Series, line_chart};
+use tammi_evaluator::gating::{GateConfig, gate};
+use tammi_evaluator::matchplay::{MatchConfig, MatchProgress, run_match};
+use tammi_evaluator::openings::{Opening, OpeningSource, load_openings};
+use tammi_evaluator::stats::{Sprt, elo_from_score};
+use tammi_rules::Variant;
+
+/// One line of `eval/gating.jsonl`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct GateRecord {
+    pub generation: u64,
+    pub candidate: String,
+    pub best: String,
+    pub accepted: bool,
+    pub reason: String,
+    pub games: u32,
+    pub wins: u32,
+    pub draws: u32,
+    pub losses: u32,
+    pub score: f64,
+    pub elo: Option<f64>,
+    pub seconds: f64,
+}
+
+/// One line of `eval/ladder.jsonl`: the accepted model against one depth.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct LadderRecord {
+    /// Generation that produced the model.
+    pub model_generation: u64,
+    /// Generation of the run when it was played.
+    pub generation: u64,
+    /// Hours the run had spent (all stages) when the ladder started.
+    pub hours: f64,
+    pub opponent: String,
+    pub depth: u32,
+    pub model_player: String,
+    pub games: u32,
+    pub wins: u32,
+    pub draws: u32,
+    pub losses: u32,
+    pub score: f64,
+    pub elo: Option<f64>,
+    pub elo_low: Option<f64>,
+    pub elo_high: Option<f64>,
+    pub seconds: f64,
+}
+
+fn openings(
+    variant: Variant,
+    source: &str,
+    count: usize,
+    seed: u64,
+) -> Result<Vec<Opening>, RunError> {
+    let source: OpeningSource = source
+        .parse()
+        .map_err(|e: tammi_evaluator::openings::OpeningError| RunError::Failed(e.to_string()))?;
+    load_openings(variant, &source, count, seed).map_err(|e| RunError::Failed(e.to_string()))
+}
+
+fn mcts(model: &Path, sims: Option<u32>, movetime: Option<Duration>) -> PlayerSpec {
+    PlayerSpec::Mcts {
+        model: Some(model.to_path_buf()),
+        sims,
+        movetime,
+    }
+}
+
+fn progress_of(observer: &dyn Observer) -> impl Fn(&MatchProgress) + Sync + '_ {
+    move |p: &MatchProgress| {
+        observer.progress(
+            p.games_done as u64,
+            p.games_total as u64,
+            &format!(
+                "+{} ={} -{} ({:.1}%)",
+                p.wdl.wins,
+                p.wdl.draws,
+                p.wdl.losses,
+                100.0 * p.wdl.score()
+            ),
+        )
+    }
+}
+
+/// Plays the candidate of `generation` against the accepted model.
+pub fn gate_generation(
+    run: &RunDir,
+    cfg: &RunConfig,
+    generation: u64,
+    accepted: u64,
+    observer: &dyn Observer,
+) -> Result<GateRecord, RunError> {
+    let variant = cfg.variant().map_err(|e| RunError::Failed(e.0))?;
+    let g = &cfg.gating;
+    let seed = derive_seed(&[cfg.run.seed, generation, 0x6A7E]);
+    let mut deck = openings(variant, &g.openings, g.pairs, seed)?;
+    // A different slice of the deck each generation.
+    let shift = (generation as usize * g.pairs) % deck.len();
+    deck.rotate_left(shift);
+    let candidate = mcts(&run.candidate(generation), Some(g.simulations), None);
+    let best = mcts(&run.model(accepted), Some(g.simulations), None);
+    let gate_cfg = GateConfig {
+        variant,
+        openings: deck,
+        max_pairs: g.pairs,
+        sprt: Sprt {
+            elo0: g.elo0,
+            elo1: g.elo1,
+            alpha: g.alpha,
+            beta: g.beta,
+        },
+        accept_score: g.accept_score,
+        threads: cfg.run.match_threads,
+        seed,
+        max_plies: Some(g.max_plies),
+    };
+    let start = Instant::now();
+    let result = gate(&candidate, &best, &gate_cfg, progress_of(observer))
+        .map_err(|e| RunError::Failed(format!("gating: {e}")))?;
+    let w = result.result.wdl;
+    Ok(GateRecord {
+        generation,
+        candidate: gen_name(generation),
+        best: gen_name(accepted),
+        accepted: result.accepted,
+        reason: result.reason,
+        games: w.games(),
+        wins: w.wins,
+        draws: w.draws,
+        losses: w.losses,
+        score: result.result.score,
+        elo: result.result.elo,
+        seconds: start.elapsed().as_secs_f64(),
+    })
+}
+
+/// Plays the accepted model against every ladder depth.
+pub fn play_ladder(
+    run: &RunDir,
+    cfg: &RunConfig,
+    generation: u64,
+    accepted: u64,
+    hours: f64,
+    observer: &dyn Observer,
+) -> Result<Vec<LadderRecord>, RunError> {
+    let variant = cfg.variant().map_err(|e| RunError::Failed(e.0))?;
+    let l = &cfg.ladder;
+    let seed = derive_seed(&[cfg.run.seed, 0x1ADD]);
+    let deck = openings(variant, &l.openings, l.pairs, seed)?;
+    let model = if l.simulations > 0 {
+        mcts(&run.model(accepted), Some(l.simulations), None)
+    } else {
+        mcts(
+            &run.model(accepted),
+            None,
+            Some(Duration::from_millis(l.movetime_ms)),
+        )
+    };
+    let mut out = Vec::new();
+    for &depth in &l.depths {
+        let opponent = PlayerSpec::AlphaBeta {
+            depth: Some(depth),
+            movetime: None,
+            hash_mb: 16,
+        };
+        let match_cfg = MatchConfig {
+            variant,
+            a: model.clone(),
+            b: opponent.clone(),
+            pairs: l.pairs,
+            openings: deck.clone(),
+            threads: cfg.run.match_threads,
+            seed: derive_seed(&[seed, depth as u64]),
+            max_plies: Some(l.max_plies),
+            sprt: None,
+        };
+        let start = Instant::now();
+        let r = run_match(&match_cfg, progress_of(observer))
+            .map_err(|e| RunError::Failed(format!("ladder: {e}")))?;
+        out.push(LadderRecord {
+            model_generation: accepted,
+            generation,
+            hours,
+            opponent: opponent.to_string(),
+            depth,
+            model_player: model_label(&model),
+            games: r.wdl.games(),
+            wins: r.wdl.wins,
+            draws: r.wdl.draws,
+            losses: r.wdl.losses,
+            score: r.score,
+            elo: r.elo,
+            elo_low: r.elo_interval.0,
+            elo_high: r.elo_interval.1,
+            seconds: start.elapsed().as_secs_f64(),
+        });
+    }
+    Ok(out)
+}
+
+/// The player spec without its path (the path is the run's business).
+fn model_label(spec: &PlayerSpec) -> String {
+    match spec {
+        PlayerSpec::Mcts { sims, movetime, .. } => match (sims, movetime) {
+            (Some(s), _) => format!("mcts:sims={s}"),
+            (None, Some(t)) => format!("mcts:movetime={}ms", t.as_millis()),
+            _ => "mcts".into(),
+        },
+        other => other.to_string(),
+    }
+}
+
+/// Appends records to a JSONL file.
+pub fn append_records<T: Serialize>(path: &Path, records: &[T]) -> Result<(), RunError> {
+    let parent = path.parent().expect("eval files have a parent");
+    std::fs::create_dir_all(parent).map_err(io_err(parent))?;
+    for r in records {
+        append_line(path, &serde_json::to_string(r).expect("records serialise"))?;
+    }
+    Ok(())
+}
+
+/// Reads the ladder log: the last record of each (model generation, depth).
+pub fn read_ladder(path: &Path) -> Result<Vec<LadderRecord>, RunError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(io_err(path)(e)),
+    };
+    let mut out: Vec<LadderRecord> = Vec::new();
+    for line in text.lines() {
+        let Ok(r) = serde_json::from_str::<LadderRecord>(line) else {
+            continue;
+        };
+        out.retain(|o| !(o.model_generation == r.model_generation && o.depth == r.depth));
+        out.push(r);
+    }
+    Ok(out)
+}
+
+/// Elo against an opponent from a score, finite even at 0% and 100% (the
+/// score is pulled half a game in from the ends).
+pub fn bounded_elo(score: f64, games: u32) -> f64 {
+    let n = games.max(1) as f64;
+    elo_from_score(score.clamp(0.5 / n, 1.0 - 0.5 / n))
+}
+
+/// Draws `eval/ladder.png`: Elo against each depth over the run's hours.
+/// Returns the path, or `None` when there is nothing to draw.
+pub fn ladder_chart(run: &RunDir) -> Result<Option<PathBuf>, RunError> {
+    let records = read_ladder(&run.eval().join("ladder.jsonl"))?;
+    if records.is_empty() {
+        return Ok(None);
+    }
+    let mut depths: Vec<u32> = records.iter().map(|r| r.depth).collect();
+    depths.sort();
+    depths.dedup();
+    let series: Vec<Series> = depths
+        .iter()
+        .map(|&d| Series {
+            label: format!("vs alpha-beta depth {d}"),
+            points: records
+                .iter()
+                .filter(|r| r.depth == d)
+                .map(|r| (r.hours, bounded_elo(r.score, r.games)))
+                .collect(),
+        })
+        .collect();
+    let path = run.eval().join("ladder.png");
+    let tmp = run
+        .eval()
+        .join(format!(".ladder-{}.png", std::process::id()));
+    line_chart(
+        &series,
+        "Accepted model against alpha-beta",
+        "hours of training (self-play, training, gating, ladder)",
+        "Elo difference",
+        &tmp,
+    )
+    .map_err(|e| RunError::Failed(format!("chart: {e}")))?;
+    std::fs::rename(&tmp, &path).map_err(io_err(&path))?;
+    Ok(Some(path))
+}

@@ -1,0 +1,333 @@
+//! The generation loop: self-play with the accepted model, training,
+//! gating, and every few generations the ladder against alpha-beta; each
+//! stage's outputs are in place before `state.json` moves on.
+
+use crate::config::RunConfig;
+use crate::evaluate::{append_records, bounded_elo, gate_generation, ladder_chart, play_ladder};
+use crate::generate::play_generation;
+use crate::learn::train_generation;
+use crate::metrics::Metrics;
+use crate::replay::ReplayBuffer;
+use crate::rundir::{
+    RUN_FORMAT, RunDir, RunError, RunInfo, RunState, Stage, gen_name, io_err, read_json,
+    write_atomic, write_json,
+};
+use crate::{Observer, derive_seed};
+use std::path::Path;
+use std::time::Instant;
+use tammi_model::{DeviceChoice, Evaluator, Model, UniformEvaluator};
+
+/// Limits of one `tammi train` call (the config's `[run]` limits also apply).
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    /// Run only this stage of the current generation, then stop.
+    pub only: Option<Stage>,
+    /// Stop once this generation is done (overrides `run.generations`).
+    pub generations: Option<u64>,
+    /// Stop once the run has spent this many hours (overrides `run.max_hours`).
+    pub max_hours: Option<f64>,
+}
+
+/// Why [`train`] returned.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Stopped {
+    /// The generation limit was reached.
+    Generations,
+    /// The time limit was reached.
+    Hours,
+    /// `only` ran its stage.
+    StageDone,
+}
+
+/// Creates a run directory with the resolved config, the run info and the
+/// initial model (generation 0).  Refused if `root` already holds a run.
+pub fn create_run(root: &Path, cfg: &RunConfig) -> Result<(), RunError> {
+    let run = RunDir::new(root);
+    if run.exists() {
+        return Err(RunError::Refused(format!(
+            "{} already holds a run; continue it with `tammi train --run {}`",
+            root.display(),
+            root.display()
+        )));
+    }
+    std::fs::create_dir_all(root).map_err(io_err(root))?;
+    write_json(
+        &run.info(),
+        &RunInfo {
+            run_format: RUN_FORMAT,
+            tammi_version: env!("CARGO_PKG_VERSION").into(),
+            git_revision: env!("TAMMI_GIT_REVISION").into(),
+            created: tammi_model::utc_now_rfc3339(),
+        },
+    )?;
+    write_atomic(&run.config(), cfg.to_toml().as_bytes())?;
+    let variant = cfg.variant().map_err(|e| RunError::Failed(e.0))?;
+    let backend = backend(cfg)?;
+    if !run.model(0).exists() {
+        let model = Model::new(
+            variant,
+            &cfg.model,
+            derive_seed(&[cfg.run.seed, 0x1417]),
+            backend,
+        )
+        .map_err(|e| RunError::Failed(e.to_string()))?;
+        model
+            .save(&run.model(0))
+            .map_err(|e| RunError::Failed(e.to_string()))?;
+    }
+    // Last: its presence marks the run as started.
+    write_json(&run.state(), &RunState::new())
+}
+
+/// The config of an existing run (its resolved `config.toml`).
+pub fn run_config(root: &Path) -> Result<RunConfig, RunError> {
+    let run = RunDir::new(root);
+    run.check_compatible()?;
+    RunConfig::load(&run.config()).map_err(|e| RunError::Refused(e.0))
+}
+
+fn backend(cfg: &RunConfig) -> Result<DeviceChoice, RunError> {
+    cfg.run
+        .backend
+        .parse()
+        .map_err(|e: tammi_model::ModelError| RunError::Failed(e.to_string()))
+}
+
+/// Runs generations until a limit; resumes wherever the directory stopped.
+pub fn train(
+    root: &Path,
+    options: &RunOptions,
+    observer: &dyn Observer,
+) -> Result<Stopped, RunError> {
+    let run = RunDir::new(root);
+    if !run.exists() {
+        return Err(RunError::Refused(format!(
+            "{} holds no run (start one with --config)",
+            root.display()
+        )));
+    }
+    let cfg = run_config(root)?;
+    let _lock = run.lock_run()?;
+    let mut state: RunState = read_json(&run.state())?;
+    let variant = cfg.variant().map_err(|e| RunError::Failed(e.0))?;
+    let backend = backend(&cfg)?;
+    let mut metrics = Metrics::open(&run.metrics_jsonl(), &run.metrics_csv(), &run.tensorboard())?;
+    let mut buffer = ReplayBuffer::new(variant, cfg.train.window());
+    let generations = options.generations.unwrap_or(cfg.run.generations);
+    let max_hours = options.max_hours.unwrap_or(cfg.run.max_hours);
+    if let Some(only) = options.only
+        && only != state.stage
+    {
+        return Err(RunError::Refused(format!(
+            "the run is at stage {} of generation {}, not {only}",
+            state.stage, state.generation
+        )));
+    }
+    loop {
+        if generations > 0 && state.generation > generations {
+            return Ok(Stopped::Generations);
+        }
+        if max_hours > 0.0 && state.seconds >= max_hours * 3600.0 {
+            return Ok(Stopped::Hours);
+        }
+        let generation = state.generation;
+        let started = Instant::now();
+        let stage = state.stage;
+        match stage {
+            Stage::Selfplay => {
+                observer.stage(generation, stage, cfg.run.games_per_generation, "games");
+                let evaluator: Box<dyn Evaluator> =
+                    if state.accepted == 0 && cfg.run.uniform_first_generation {
+                        Box::new(UniformEvaluator::new(variant))
+                    } else {
+                        Box::new(
+                            Model::load(&run.model(state.accepted), variant, backend)
+                                .map_err(|e| RunError::Failed(e.to_string()))?
+                                .evaluator(),
+                        )
+                    };
+                let dir = run.selfplay_gen(generation);
+                let s = play_generation(
+                    &dir,
+                    evaluator.as_ref(),
+                    &cfg.selfplay,
+                    cfg.run.games_per_generation,
+                    derive_seed(&[cfg.run.seed, generation, 0x5E1F]),
+                    observer,
+                )?;
+                let st = &s.stats;
+                if s.played > 0 {
+                    let n = st.games.max(1) as f64;
+                    metrics.scalar(
+                        "selfplay/games_per_second",
+                        generation,
+                        st.games_per_second(),
+                    )?;
+                    metrics.scalar(
+                        "selfplay/positions_per_second",
+                        generation,
+                        st.positions_per_second(),
+                    )?;
+                    metrics.scalar("selfplay/average_length", generation, st.average_length())?;
+                    metrics.scalar("selfplay/black_wins", generation, st.black_wins as f64 / n)?;
+                    metrics.scalar("selfplay/white_wins", generation, st.white_wins as f64 / n)?;
+                    metrics.scalar("selfplay/draws", generation, st.draws as f64 / n)?;
+                }
+                state.games += s.played;
+                state.stage = Stage::Train;
+                observer.line(&format!(
+                    "generation {generation} selfplay: {} games ({} played now in {:.0}s, {:.2} games/s, \
+                     {:.0} positions/s, avg {:.0} plies, B/W/D {}/{}/{}) with {}",
+                    s.games,
+                    s.played,
+                    st.elapsed.as_secs_f64(),
+                    st.games_per_second(),
+                    st.positions_per_second(),
+                    st.average_length(),
+                    st.black_wins,
+                    st.white_wins,
+                    st.draws,
+                    if state.accepted == 0 && cfg.run.uniform_first_generation {
+                        "the uniform evaluator".to_string()
+                    } else {
+                        gen_name(state.accepted)
+                    }
+                ));
+            }
+            Stage::Train => {
+                observer.stage(generation, stage, cfg.train.steps_per_generation, "steps");
+                let t = train_generation(
+                    &run,
+                    &cfg,
+                    generation,
+                    state.trainer_checkpoint,
+                    &mut buffer,
+                    backend,
+                    &mut metrics,
+                    observer,
+                )?;
+                let i = &t.info;
+                if t.trained {
+                    state.trainer_checkpoint = Some(generation);
+                    state.stage = Stage::Gate;
+                    let (f, l) = (i.first_loss.unwrap(), i.last_loss.unwrap());
+                    observer.line(&format!(
+                        "generation {generation} train: {} steps (total {}) in {:.0}s, loss {:.3} -> {:.3} \
+                         (policy {:.3}, value {:.3}, value accuracy {:.2}), lr {:.2e}, window \
+                         {} of {} positions",
+                        i.steps_this_generation,
+                        i.steps,
+                        i.seconds,
+                        f.total,
+                        l.total,
+                        l.policy,
+                        l.value,
+                        l.value_accuracy,
+                        i.learning_rate,
+                        i.window,
+                        i.positions_produced
+                    ));
+                } else {
+                    state.stage = Stage::Ladder;
+                    observer.line(&format!(
+                        "generation {generation} train: no steps allowed yet ({} positions, {} steps so far); \
+                         no candidate this generation",
+                        i.positions_produced, i.steps
+                    ));
+                }
+            }
+            Stage::Gate => {
+                let total = if cfg.gating.enabled {
+                    2 * cfg.gating.pairs as u64
+                } else {
+                    0
+                };
+                observer.stage(generation, stage, total, "games");
+                let accepted = if cfg.gating.enabled {
+                    let r = gate_generation(&run, &cfg, generation, state.accepted, observer)?;
+                    append_records(&run.eval().join("gating.jsonl"), std::slice::from_ref(&r))?;
+                    metrics.scalar("gating/score", generation, r.score)?;
+                    metrics.scalar("gating/elo", generation, bounded_elo(r.score, r.games))?;
+                    metrics.scalar("gating/accepted", generation, r.accepted as u8 as f64)?;
+                    observer.line(&format!(
+                        "generation {generation} gate: {} vs {}: +{} ={} -{} ({:.1}%, {}) in {:.0}s: {} ({})",
+                        r.candidate,
+                        r.best,
+                        r.wins,
+                        r.draws,
+                        r.losses,
+                        100.0 * r.score,
+                        r.elo.map_or("elo n/a".into(), |e| format!("{e:+.0} Elo")),
+                        r.seconds,
+                        if r.accepted { "accepted" } else { "rejected" },
+                        r.reason
+                    ));
+                    r.accepted
+                } else {
+                    observer.line(&format!(
+                        "generation {generation} gate: off, candidate accepted"
+                    ));
+                    true
+                };
+                if accepted {
+                    let dest = run.model(generation);
+                    if !dest.exists() {
+                        Model::load(&run.candidate(generation), variant, backend)
+                            .and_then(|m| m.save(&dest).map(|_| ()))
+                            .map_err(|e| RunError::Failed(e.to_string()))?;
+                    }
+                    state.accepted = generation;
+                }
+                state.stage = Stage::Ladder;
+            }
+            Stage::Ladder => {
+                let l = &cfg.ladder;
+                let due = l.every > 0
+                    && generation % l.every == 0
+                    && state.laddered != Some(state.accepted);
+                if due {
+                    observer.stage(
+                        generation,
+                        stage,
+                        2 * l.pairs as u64 * l.depths.len() as u64,
+                        "games",
+                    );
+                    let hours = state.seconds / 3600.0;
+                    let records =
+                        play_ladder(&run, &cfg, generation, state.accepted, hours, observer)?;
+                    append_records(&run.eval().join("ladder.jsonl"), &records)?;
+                    let mut parts = Vec::new();
+                    for r in &records {
+                        metrics.scalar(
+                            &format!("ladder/elo_vs_depth_{}", r.depth),
+                            generation,
+                            bounded_elo(r.score, r.games),
+                        )?;
+                        parts.push(format!("d{} {:.0}%", r.depth, 100.0 * r.score));
+                    }
+                    if let Err(e) = ladder_chart(&run) {
+                        observer.line(&format!("ladder chart not drawn: {e}"));
+                    }
+                    state.laddered = Some(state.accepted);
+                    observer.line(&format!(
+                        "generation {generation} ladder: {} ({}) scores {} at {hours:.2} h",
+                        gen_name(state.accepted),
+                        records
+                            .first()
+                            .map_or(String::new(), |r| r.model_player.clone()),
+                        parts.join(", ")
+                    ));
+                }
+                state.generation += 1;
+                state.stage = Stage::Selfplay;
+            }
+        }
+        state.seconds += started.elapsed().as_secs_f64();
+        metrics.scalar("run/hours", generation, state.seconds / 3600.0)?;
+        metrics.flush();
+        write_json(&run.state(), &state)?;
+        if options.only.is_some() {
+            return Ok(Stopped::StageDone);
+        }
+    }
+}

@@ -1,0 +1,365 @@
+//! The run directory: where a training run keeps everything, laid out so a
+//! killed run resumes exactly.
+//!
+//! ```text
+//! RUN/
+//!   run.json            format version, tammi version, git revision, creation time
+//!   config.toml         the resolved config (every default written out)
+//!   state.json          generation and stage reached, accepted model, time spent
+//!   lock                pid of the process running it
+//!   selfplay/gen-NNNN/  shards shard-FIRST-LAST.bin (+ .pdn); .pending/ holds
+//!                       games finished but not yet in a shard, one file each
+//!   checkpoints/gen-NNNN/  model/ (card + safetensors), trainer-net.bpk,
+//!                       optimizer.bpk, trainer.json: the trainer after generation N
+//!   models/gen-NNNN/    accepted models (gen-0000: the initial random net)
+//!   eval/gating.jsonl, eval/ladder.jsonl, eval/ladder.png
+//!   metrics.jsonl, metrics.csv, tensorboard/
+//! ```
+//!
+//! Every file is written whole under a temporary name and renamed, and
+//! `state.json` moves on only after a stage's outputs are in place, so a kill
+//! at any moment leaves a directory that resumes.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Version of the run directory layout; another one is refused.
+pub const RUN_FORMAT: u32 = 1;
+
+/// Why a run directory cannot be used.
+#[derive(Debug)]
+pub enum RunError {
+    Io {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    /// The directory is not a run this build can continue.
+    Refused(String),
+    /// Anything else that stops the run (model, self-play, shards, gating).
+    Failed(String),
+}
+
+impl fmt::Display for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RunError::Io { path, error } => write!(f, "{}: {error}", path.display()),
+            RunError::Refused(m) | RunError::Failed(m) => f.write_str(m),
+        }
+    }
+}
+
+impl std::error::Error for RunError {}
+
+/// Wraps an I/O error with its path.
+pub fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> RunError + '_ {
+    move |error| RunError::Io {
+        path: path.to_path_buf(),
+        error,
+    }
+}
+
+/// Writes a file atomically and durably: a temporary file beside it, synced,
+/// then renamed over the target.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), RunError> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    {
+        let mut f = std::fs::File::create(&tmp).map_err(io_err(&tmp))?;
+        f.write_all(bytes).map_err(io_err(&tmp))?;
+        f.sync_all().map_err(io_err(&tmp))?;
+    }
+    std::fs::rename(&tmp, path).map_err(io_err(path))
+}
+
+/// Writes a value as pretty JSON, atomically.
+pub fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), RunError> {
+    let text = serde_json::to_string_pretty(value).expect("run files always serialise");
+    write_atomic(path, format!("{text}\n").as_bytes())
+}
+
+/// Reads a JSON file written by [`write_json`].
+pub fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, RunError> {
+    let text = std::fs::read_to_string(path).map_err(io_err(path))?;
+    serde_json::from_str(&text)
+        .map_err(|e| RunError::Refused(format!("{}: unreadable: {e}", path.display())))
+}
+
+/// Appends one line to a log file and syncs it (JSONL, CSV).
+pub fn append_line(path: &Path, line: &str) -> Result<(), RunError> {
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(io_err(path))?;
+    f.write_all(format!("{line}\n").as_bytes())
+        .map_err(io_err(path))?;
+    f.sync_data().map_err(io_err(path))
+}
+
+/// `run.json`: what made the run.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RunInfo {
+    pub run_format: u32,
+    pub tammi_version: String,
+    /// `git describe` of the source tree, when known at build time.
+    pub git_revision: String,
+    pub created: String,
+}
+
+/// The stages of a generation, in order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Stage {
+    Selfplay,
+    Train,
+    Gate,
+    Ladder,
+}
+
+impl Stage {
+    pub const ALL: [Stage; 4] = [Stage::Selfplay, Stage::Train, Stage::Gate, Stage::Ladder];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::Selfplay => "selfplay",
+            Stage::Train => "train",
+            Stage::Gate => "gate",
+            Stage::Ladder => "ladder",
+        }
+    }
+}
+
+impl fmt::Display for Stage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Stage {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Stage, String> {
+        Stage::ALL
+            .into_iter()
+            .find(|st| st.name() == s)
+            .ok_or_else(|| format!("unknown stage {s:?} (selfplay, train, gate, ladder)"))
+    }
+}
+
+/// `state.json`: how far the run got.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunState {
+    /// The generation in progress (from 1).
+    pub generation: u64,
+    /// Its next stage to run.
+    pub stage: Stage,
+    /// Generation of the accepted model (0: the initial net).
+    pub accepted: u64,
+    /// Generation of the latest trainer checkpoint (`None` before any training).
+    pub trainer_checkpoint: Option<u64>,
+    /// Generation whose accepted model the ladder last played.
+    pub laddered: Option<u64>,
+    /// Seconds spent in finished stages, over all sessions.
+    pub seconds: f64,
+    /// Self-play games finished, over all generations.
+    pub games: u64,
+}
+
+impl RunState {
+    pub fn new() -> RunState {
+        RunState {
+            generation: 1,
+            stage: Stage::Selfplay,
+            accepted: 0,
+            trainer_checkpoint: None,
+            laddered: None,
+            seconds: 0.0,
+            games: 0,
+        }
+    }
+}
+
+impl Default for RunState {
+    fn default() -> RunState {
+        RunState::new()
+    }
+}
+
+/// Paths inside a run directory.
+#[derive(Clone, Debug)]
+pub struct RunDir {
+    pub root: PathBuf,
+}
+
+/// `gen-0007`.
+pub fn gen_name(generation: u64) -> String {
+    format!("gen-{generation:04}")
+}
+
+impl RunDir {
+    pub fn new(root: &Path) -> RunDir {
+        RunDir {
+            root: root.to_path_buf(),
+        }
+    }
+    pub fn info(&self) -> PathBuf {
+        self.root.join("run.json")
+    }
+    pub fn config(&self) -> PathBuf {
+        self.root.join("config.toml")
+    }
+    pub fn state(&self) -> PathBuf {
+        self.root.join("state.json")
+    }
+    pub fn lock(&self) -> PathBuf {
+        self.root.join("lock")
+    }
+    pub fn selfplay(&self) -> PathBuf {
+        self.root.join("selfplay")
+    }
+    pub fn selfplay_gen(&self, generation: u64) -> PathBuf {
+        self.selfplay().join(gen_name(generation))
+    }
+    pub fn checkpoint(&self, generation: u64) -> PathBuf {
+        self.root.join("checkpoints").join(gen_name(generation))
+    }
+    /// The candidate model trained in `generation` (inside its checkpoint).
+    pub fn candidate(&self, generation: u64) -> PathBuf {
+        self.checkpoint(generation).join("model")
+    }
+    pub fn model(&self, generation: u64) -> PathBuf {
+        self.root.join("models").join(gen_name(generation))
+    }
+    pub fn eval(&self) -> PathBuf {
+        self.root.join("eval")
+    }
+    pub fn metrics_jsonl(&self) -> PathBuf {
+        self.root.join("metrics.jsonl")
+    }
+    pub fn metrics_csv(&self) -> PathBuf {
+        self.root.join("metrics.csv")
+    }
+    pub fn tensorboard(&self) -> PathBuf {
+        self.root.join("tensorboard")
+    }
+
+    /// Whether a run was started here (its state file exists).
+    pub fn exists(&self) -> bool {
+        self.state().exists()
+    }
+
+    /// Checks that this build can continue the run.
+    pub fn check_compatible(&self) -> Result<RunInfo, RunError> {
+        let info: RunInfo = read_json(&self.info())?;
+        if info.run_format != RUN_FORMAT {
+            return Err(RunError::Refused(format!(
+                "{}: run directory format {} (made by tammi {}); this tammi {} reads format \
+                 {RUN_FORMAT}. Continue it with the tammi that made it, or start a new run.",
+                self.root.display(),
+                info.run_format,
+                info.tammi_version,
+                env!("CARGO_PKG_VERSION")
+            )));
+        }
+        Ok(info)
+    }
+
+    /// Takes the run's lock: refused while another live process holds it.
+    pub fn lock_run(&self) -> Result<RunLock, RunError> {
+        let path = self.lock();
+        for _ in 0..2 {
+            match std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&path)
+            {
+                Ok(mut f) => {
+                    f.write_all(std::process::id().to_string().as_bytes())
+                        .map_err(io_err(&path))?;
+                    return Ok(RunLock { path });
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                    let pid = std::fs::read_to_string(&path).unwrap_or_default();
+                    let pid = pid.trim();
+                    let alive = !pid.is_empty()
+                        && pid.chars().all(|c| c.is_ascii_digit())
+                        && Path::new("/proc").join(pid).exists();
+                    if alive && pid != std::process::id().to_string() {
+                        return Err(RunError::Refused(format!(
+                            "{} is in use by process {pid} (remove {} if that is wrong)",
+                            self.root.display(),
+                            path.display()
+                        )));
+                    }
+                    // A lock left by a killed run.
+                    std::fs::remove_file(&path).map_err(io_err(&path))?;
+                }
+                Err(e) => return Err(io_err(&path)(e)),
+            }
+        }
+        Err(RunError::Refused(format!(
+            "could not take the lock {}",
+            path.display()
+        )))
+    }
+}
+
+/// Held while a process works in a run directory; released on drop.
+pub struct RunLock {
+    path: PathBuf,
+}
+
+impl Drop for RunLock {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_live_lock_refuses_and_a_stale_one_is_taken() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = RunDir::new(dir.path());
+        let lock = run.lock_run().unwrap();
+        // Our own pid counts as ours: a second lock in this process is allowed
+        // only after the first is dropped, so simulate another live process (pid 1).
+        std::fs::write(run.lock(), "1").unwrap();
+        let err = run.lock_run().err().unwrap().to_string();
+        assert!(err.contains("in use by process 1"), "{err}");
+        std::fs::write(run.lock(), "999999999").unwrap();
+        drop(lock);
+        std::fs::write(run.lock(), "999999999").unwrap();
+        let again = run.lock_run().unwrap();
+        drop(again);
+        assert!(!run.lock().exists());
+    }
+
+    #[test]
+    fn another_format_is_refused_with_a_message() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = RunDir::new(dir.path());
+        write_json(
+            &run.info(),
+            &RunInfo {
+                run_format: RUN_FORMAT + 1,
+                tammi_version: "9.9.9".into(),
+                git_revision: String::new(),
+                created: String::new(),
+            },
+        )
+        .unwrap();
+        let err = run.check_compatible().unwrap_err().to_string();
+        assert!(err.contains("format 2") && err.contains("9.9.9"), "{err}");
+    }
+}
