@@ -12,19 +12,19 @@ fn selfplay_writes_readable_shards_and_pdn() {
         "--config",
         "configs/tiny.toml",
         "--games",
-        "20",
+        "40",
         "--out",
         out,
         "--seed",
         "4",
     ]);
     assert_eq!(code, 0, "{err}");
-    assert!(text.contains("20 games"), "{text}");
-    // tiny.toml: 16 games per shard -> two shards, each with its PDN.
+    assert!(text.contains("40 games"), "{text}");
+    // tiny.toml: 32 games per shard -> two shards, each with its PDN.
     for k in 0..2 {
         let bin = dir.path().join(format!("shard-s4-{k:05}.bin"));
         let shard = tammi_selfplay::read_shard(&bin).unwrap();
-        assert_eq!(shard.games.len(), if k == 0 { 16 } else { 4 });
+        assert_eq!(shard.games.len(), if k == 0 { 32 } else { 8 });
         let pdn = std::fs::read_to_string(dir.path().join(format!("shard-s4-{k:05}.pdn"))).unwrap();
         let games = tammi_rules::read_pdn(&pdn, tammi_rules::Variant::English).unwrap();
         assert_eq!(games.len(), shard.games.len());

@@ -1,0 +1,72 @@
+//! Does the whole loop learn?  A tiny run from scratch (configs/tiny.toml:
+//! three generations of 128 games) must give a model that, with search,
+//! beats the random player and the untrained net it started from.  Measured
+//! 2026-12-01: 100% against random and 85% against the untrained net at 32
+//! simulations (40 games each); the bars are 90% and 65%.
+
+use std::path::Path;
+use tammi_evaluator::PlayerSpec;
+use tammi_evaluator::matchplay::{MatchConfig, run_match};
+use tammi_evaluator::openings::{OpeningSource, load_openings};
+use tammi_rules::Variant;
+use tammi_trainer::{RunConfig, RunOptions, RunState, Silent, Stopped, create_run, train};
+
+fn score(a: PlayerSpec, b: PlayerSpec, seed: u64) -> f64 {
+    let openings = load_openings(Variant::English, &OpeningSource::Ballot, 20, seed).unwrap();
+    let cfg = MatchConfig {
+        variant: Variant::English,
+        a,
+        b,
+        pairs: 20,
+        openings,
+        threads: 2,
+        seed,
+        max_plies: Some(200),
+        sprt: None,
+    };
+    let r = run_match(&cfg, |_| {}).unwrap();
+    assert_eq!(r.wdl.games(), 40);
+    println!("{} vs {}: {:?} = {:.1}%", r.a, r.b, r.wdl, 100.0 * r.score);
+    r.score
+}
+
+fn mcts(model: &Path) -> PlayerSpec {
+    PlayerSpec::Mcts {
+        model: Some(model.to_path_buf()),
+        sims: Some(32),
+        movetime: None,
+    }
+}
+
+#[test]
+fn a_tiny_run_learns_to_beat_random_and_its_untrained_net() {
+    let tiny = Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs/tiny.toml");
+    let cfg = RunConfig::load(&tiny).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("run");
+    create_run(&root, &cfg).unwrap();
+    let stopped = train(&root, &RunOptions::default(), &Silent).unwrap();
+    assert_eq!(stopped, Stopped::Generations);
+    let state: RunState =
+        serde_json::from_str(&std::fs::read_to_string(root.join("state.json")).unwrap()).unwrap();
+    assert_eq!(state.generation, cfg.run.generations + 1);
+    assert!(state.accepted >= 1, "no candidate was ever accepted");
+    let fin = root
+        .join("models")
+        .join(format!("gen-{:04}", state.accepted));
+    let untrained = root.join("models/gen-0000");
+    let vs_random = score(mcts(&fin), PlayerSpec::Random, 11);
+    let vs_untrained = score(mcts(&fin), mcts(&untrained), 12);
+    assert!(vs_random >= 0.9, "{vs_random}");
+    assert!(vs_untrained >= 0.65, "{vs_untrained}");
+    // The run left its records.
+    for file in [
+        "metrics.jsonl",
+        "metrics.csv",
+        "eval/gating.jsonl",
+        "config.toml",
+        "run.json",
+    ] {
+        assert!(root.join(file).exists(), "{file}");
+    }
+}
