@@ -42,7 +42,7 @@ impl DeviceChoice {
             DeviceChoice::Cuda => Ok(Device::cuda(0)),
             #[allow(unreachable_patterns)]
             other => Err(ModelError::Backend(format!(
-                "backend {} is not compiled in (rebuild with --features tammi-model/{})",
+                "backend {} is not compiled in (build tammi with --features {})",
                 other.name(),
                 other.name()
             ))),

@@ -99,3 +99,24 @@ fn corrupt_or_foreign_shards_are_errors_naming_the_file() {
     let err = russian.scan(dir.path()).unwrap_err().to_string();
     assert!(err.contains("not russian"), "{err}");
 }
+
+#[test]
+fn every_preset_in_configs_reads_and_checks() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs");
+    let mut names = Vec::new();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "toml") {
+            let cfg = tammi_trainer::RunConfig::load(&path)
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            // The resolved form reads back to the same config.
+            let back = tammi_trainer::RunConfig::parse(&cfg.to_toml(), "resolved").unwrap();
+            assert_eq!(back, cfg, "{}", path.display());
+            names.push(path.file_name().unwrap().to_string_lossy().into_owned());
+        }
+    }
+    names.sort();
+    for want in ["default.toml", "gpu.toml", "tiny.toml"] {
+        assert!(names.iter().any(|n| n == want), "{want} missing: {names:?}");
+    }
+}
