@@ -139,7 +139,7 @@ impl TrainBatch {
 }
 
 /// Losses of one step (means over the batch).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Losses {
     pub total: f32,
     pub policy: f32,

@@ -31,6 +31,8 @@ pub struct Args {
 struct Display {
     bar: Mutex<Option<ProgressBar>>,
     started: Instant,
+    /// Last gate and ladder results, shown on the bar.
+    latest: Mutex<(String, String)>,
 }
 
 impl Observer for Display {
@@ -51,7 +53,23 @@ impl Observer for Display {
         if let Some(bar) = &*self.bar.lock().expect("no panic while locked") {
             bar.set_length(total);
             bar.set_position(done);
-            bar.set_message(message.to_string());
+            let latest = self.latest.lock().expect("no panic while locked");
+            let mut msg = message.to_string();
+            if !latest.0.is_empty() {
+                msg += &format!(" | gate: {}", latest.0);
+            }
+            if !latest.1.is_empty() {
+                msg += &format!(" | ladder: {}", latest.1);
+            }
+            bar.set_message(msg);
+        }
+    }
+    fn status(&self, kind: &str, text: &str) {
+        let mut latest = self.latest.lock().expect("no panic while locked");
+        match kind {
+            "gate" => latest.0 = text.to_string(),
+            "ladder" => latest.1 = text.to_string(),
+            _ => {}
         }
     }
     fn line(&self, text: &str) {
@@ -98,6 +116,7 @@ pub fn run(args: &Args) -> CliResult {
     let display = Display {
         bar: Mutex::new(None),
         started: Instant::now(),
+        latest: Mutex::new((String::new(), String::new())),
     };
     let options = RunOptions {
         only: args.only,

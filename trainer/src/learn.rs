@@ -38,34 +38,10 @@ pub struct CheckpointInfo {
     pub positions_produced: u64,
     pub window: usize,
     pub shards: usize,
-    pub first_loss: Option<LossesJson>,
-    pub last_loss: Option<LossesJson>,
+    pub first_loss: Option<Losses>,
+    pub last_loss: Option<Losses>,
     pub learning_rate: f64,
     pub seconds: f64,
-}
-
-/// [`Losses`] for JSON.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
-pub struct LossesJson {
-    pub total: f32,
-    pub policy: f32,
-    pub value: f32,
-    pub moves_left: f32,
-    pub policy_entropy: f32,
-    pub value_accuracy: f32,
-}
-
-impl From<Losses> for LossesJson {
-    fn from(l: Losses) -> LossesJson {
-        LossesJson {
-            total: l.total,
-            policy: l.policy,
-            value: l.value,
-            moves_left: l.moves_left,
-            policy_entropy: l.policy_entropy,
-            value_accuracy: l.value_accuracy,
-        }
-    }
 }
 
 fn model_err(e: tammi_model::ModelError) -> RunError {
@@ -197,9 +173,9 @@ pub fn train_generation(
         let lr = learning_rate(t, step);
         let l = trainer.step(&batch, lr).map_err(model_err)?;
         if info.first_loss.is_none() {
-            info.first_loss = Some(l.into());
+            info.first_loss = Some(l);
         }
-        info.last_loss = Some(l.into());
+        info.last_loss = Some(l);
         info.learning_rate = lr;
         for (s, x) in sums.iter_mut().zip([
             l.total,

@@ -32,6 +32,8 @@ pub trait Observer: Sync {
     fn progress(&self, done: u64, total: u64, message: &str);
     /// A finished stage's summary line.
     fn line(&self, text: &str);
+    /// The latest result of a kind ("gate", "ladder") for a status display.
+    fn status(&self, _kind: &str, _text: &str) {}
 }
 
 /// An observer that ignores everything (tests, embedding).

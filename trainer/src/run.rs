@@ -262,6 +262,15 @@ pub fn train(
                         if r.accepted { "accepted" } else { "rejected" },
                         r.reason
                     ));
+                    observer.status(
+                        "gate",
+                        &format!(
+                            "{} {} {:.0}%",
+                            r.candidate,
+                            if r.accepted { "accepted" } else { "rejected" },
+                            100.0 * r.score
+                        ),
+                    );
                     r.accepted
                 } else {
                     observer.line(&format!(
@@ -309,6 +318,10 @@ pub fn train(
                         observer.line(&format!("ladder chart not drawn: {e}"));
                     }
                     state.laddered = Some(state.accepted);
+                    observer.status(
+                        "ladder",
+                        &format!("{} {}", gen_name(state.accepted), parts.join(" ")),
+                    );
                     observer.line(&format!(
                         "generation {generation} ladder: {} ({}) scores {} at {hours:.2} h",
                         gen_name(state.accepted),

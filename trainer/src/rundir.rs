@@ -60,24 +60,13 @@ pub fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> RunError + '_ {
     }
 }
 
-/// Writes a file atomically and durably: a temporary file beside it, synced,
-/// then renamed over the target.
+/// Writes a file atomically and durably (temporary file beside it, synced,
+/// renamed over the target): self-play's writer, with this module's error.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), RunError> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    {
-        let mut f = std::fs::File::create(&tmp).map_err(io_err(&tmp))?;
-        f.write_all(bytes).map_err(io_err(&tmp))?;
-        f.sync_all().map_err(io_err(&tmp))?;
-    }
-    std::fs::rename(&tmp, path).map_err(io_err(path))
+    tammi_selfplay::write_atomic(path, bytes).map_err(|e| match e {
+        tammi_selfplay::ShardError::Io { path, error } => RunError::Io { path, error },
+        other => RunError::Failed(other.to_string()),
+    })
 }
 
 /// Writes a value as pretty JSON, atomically.
