@@ -38,6 +38,8 @@ enum Command {
     Selfplay(commands::selfplay::Args),
     /// Train a network from scratch: self-play, training, gating and ladder, generation after generation.
     Train(commands::train::Args),
+    /// Export a model for other front ends: ONNX or safetensors, with a JSON card.
+    Export(commands::export::Args),
     /// Speed tests (`bench nn`: network inference and training rates; `bench selfplay`).
     Bench(commands::bench::Args),
 }
@@ -79,6 +81,7 @@ fn main() -> ExitCode {
         Command::Infer(args) => commands::infer::run(&args),
         Command::Selfplay(args) => commands::selfplay::run(&args),
         Command::Train(args) => commands::train::run(&args),
+        Command::Export(args) => commands::export::run(&args),
         Command::Bench(args) => commands::bench::run(&args),
     };
     match result {

@@ -26,6 +26,7 @@ mod device;
 pub mod encoding;
 mod error;
 mod eval;
+pub mod export;
 mod model;
 mod net;
 mod train;

@@ -190,6 +190,17 @@ impl Model {
         &self.net
     }
 
+    /// A copy of the net that shares nothing with this one (a plain clone
+    /// shares batch-norm running statistics, which an exporter would move).
+    pub(crate) fn detached_net(&self) -> Result<PolicyValueNet, ModelError> {
+        let bytes = self.weights_bytes()?;
+        let mut net = net_build_config(self.variant, &self.net_config).init(&self.device);
+        let mut store = SafetensorsStore::from_bytes(Some(bytes));
+        net.load_from(&mut store)
+            .map_err(|e| ModelError::Backend(format!("copying the net: {e}")))?;
+        Ok(net)
+    }
+
     pub(crate) fn device(&self) -> &Device {
         &self.device
     }

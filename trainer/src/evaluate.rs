@@ -40,7 +40,8 @@ pub struct LadderRecord {
     pub model_generation: u64,
     /// Generation of the run when it was played.
     pub generation: u64,
-    /// Hours the run had spent (all stages) when the ladder started.
+    /// Hours the run had spent in self-play, training and gating (earlier
+    /// ladders excluded) when the ladder started.
     pub hours: f64,
     pub opponent: String,
     pub depth: u32,
@@ -283,7 +284,7 @@ pub fn ladder_chart(run: &RunDir) -> Result<Option<PathBuf>, RunError> {
     line_chart(
         &series,
         "Accepted model against alpha-beta",
-        "hours of training (self-play, training, gating, ladder)",
+        "hours of self-play, training and gating",
         "Elo difference",
         &tmp,
     )

@@ -109,6 +109,13 @@ pub fn train(
     let cfg = run_config(root)?;
     let _lock = run.lock_run()?;
     let mut state: RunState = read_json(&run.state())?;
+    if state.ladder_seconds == 0.0 {
+        // A state written before ladder time was kept apart: take it from the ladder log.
+        state.ladder_seconds = crate::evaluate::read_ladder(&run.eval().join("ladder.jsonl"))?
+            .iter()
+            .map(|r| r.seconds)
+            .sum();
+    }
     let variant = cfg.variant().map_err(|e| RunError::Failed(e.0))?;
     let backend = backend(&cfg)?;
     let mut metrics = Metrics::open(&run.metrics_jsonl(), &run.metrics_csv(), &run.tensorboard())?;
@@ -301,7 +308,8 @@ pub fn train(
                         2 * l.pairs as u64 * l.depths.len() as u64,
                         "games",
                     );
-                    let hours = state.seconds / 3600.0;
+                    // Training time: self-play, training and gating, without the ladder itself.
+                    let hours = (state.seconds - state.ladder_seconds) / 3600.0;
                     let records =
                         play_ladder(&run, &cfg, generation, state.accepted, hours, observer)?;
                     append_records(&run.eval().join("ladder.jsonl"), &records)?;
@@ -318,6 +326,7 @@ pub fn train(
                         observer.line(&format!("ladder chart not drawn: {e}"));
                     }
                     state.laddered = Some(state.accepted);
+                    state.ladder_seconds += started.elapsed().as_secs_f64();
                     observer.status(
                         "ladder",
                         &format!("{} {}", gen_name(state.accepted), parts.join(" ")),

@@ -158,6 +158,9 @@ pub struct RunState {
     pub laddered: Option<u64>,
     /// Seconds spent in finished stages, over all sessions.
     pub seconds: f64,
+    /// Of those, seconds spent playing the ladder (measurement, not training).
+    #[serde(default)]
+    pub ladder_seconds: f64,
     /// Self-play games finished, over all generations.
     pub games: u64,
 }
@@ -171,6 +174,7 @@ impl RunState {
             trainer_checkpoint: None,
             laddered: None,
             seconds: 0.0,
+            ladder_seconds: 0.0,
             games: 0,
         }
     }

@@ -1,0 +1,77 @@
+//! `tammi export`: a model for other front ends, as ONNX or safetensors,
+//! with a JSON card beside it (`NAME.card.json`) that describes the input
+//! planes, the policy layout with worked examples and the value head.
+
+use super::{CliError, CliResult, write_atomic};
+use std::path::{Path, PathBuf};
+use tammi_model::export::{export_card, export_onnx, export_safetensors};
+use tammi_model::{DeviceChoice, Model};
+use tammi_rules::Variant;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// ONNX (opset 18), dynamic batch; runs in onnxruntime, tract, ONNX.js, ...
+    Onnx,
+    /// The weights only, as safetensors.
+    Safetensors,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Model directory (card.json + weights), e.g. models/english-default or RUN/models/gen-0012.
+    #[arg(long)]
+    pub model: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "onnx")]
+    pub format: Format,
+    /// Output file; the card is written beside it as NAME.card.json.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Variant of the model.
+    #[arg(long, default_value = "english")]
+    pub variant: Variant,
+}
+
+/// `dir/name.onnx` -> `dir/name.card.json`.
+pub fn card_path(out: &Path) -> PathBuf {
+    let stem = out
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "model".into());
+    out.with_file_name(format!("{stem}.card.json"))
+}
+
+pub fn run(args: &Args) -> CliResult {
+    let model = Model::load(&args.model, args.variant, DeviceChoice::Flex)?;
+    let (bytes, format, tensors) = match args.format {
+        Format::Onnx => (export_onnx(&model)?, "onnx", Vec::new()),
+        Format::Safetensors => {
+            let (bytes, tensors) = export_safetensors(&model)?;
+            (bytes, "safetensors", tensors)
+        }
+    };
+    let file = args
+        .out
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .ok_or_else(|| CliError(format!("--out {} names no file", args.out.display())))?;
+    let mut card = export_card(&model, format, &file, &bytes);
+    card.tensors = tensors;
+    if let Some(parent) = args.out.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| CliError(format!("{}: {e}", parent.display())))?;
+    }
+    write_atomic(&args.out, &bytes)
+        .map_err(|e| CliError(format!("{}: {e}", args.out.display())))?;
+    let card_file = card_path(&args.out);
+    let json = serde_json::to_string_pretty(&card).expect("cards serialise");
+    write_atomic(&card_file, format!("{json}\n").as_bytes())
+        .map_err(|e| CliError(format!("{}: {e}", card_file.display())))?;
+    println!(
+        "{} ({} bytes, {format}) and {}",
+        args.out.display(),
+        bytes.len(),
+        card_file.display()
+    );
+    Ok(())
+}
