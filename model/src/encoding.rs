@@ -85,6 +85,11 @@ impl Encoding {
         self.variant
     }
 
+    /// The `L` of plane 5: the no-progress counter is divided by it.
+    pub fn no_progress_scale(&self) -> u16 {
+        self.no_progress_scale
+    }
+
     /// Number of input planes ([`PLANES`]).
     pub fn planes(&self) -> usize {
         PLANES

@@ -19,6 +19,9 @@ pub const INPUT_NAME: &str = "planes";
 /// Names of the ONNX outputs, in order (the last only with the moves-left head).
 pub const OUTPUT_NAMES: [&str; 3] = ["policy_logits", "wdl", "moves_left"];
 
+/// Names and shapes of stored tensors.
+pub type TensorIndex = Vec<(String, Vec<usize>)>;
+
 /// One tensor of the exported file's interface.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TensorInfo {
@@ -86,6 +89,8 @@ pub struct ExportCard {
     pub inputs: Vec<TensorInfo>,
     pub outputs: Vec<TensorInfo>,
     pub planes: Vec<PlaneInfo>,
+    /// The `L` of plane 5: the no-progress counter is divided by it.
+    pub no_progress_scale: u16,
     pub perspective: String,
     pub policy: PolicyLayout,
     pub value: String,
@@ -94,15 +99,15 @@ pub struct ExportCard {
     pub parent: Option<String>,
     /// Safetensors only: tensor names and shapes as stored.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub tensors: Vec<(String, Vec<usize>)>,
+    pub tensors: TensorIndex,
+}
+
+fn no_progress_scale(variant: Variant) -> u16 {
+    crate::Encoding::new(variant).no_progress_scale()
 }
 
 fn planes(variant: Variant) -> Vec<PlaneInfo> {
-    let limit = variant
-        .rules()
-        .no_progress_plies
-        .filter(|&l| l > 0)
-        .unwrap_or(100);
+    let limit = no_progress_scale(variant);
     let text = [
         "men of the side to move: 1.0 where one stands".to_string(),
         "kings of the side to move".to_string(),
@@ -163,8 +168,8 @@ pub fn export_card(model: &Model, format: &str, file: &str, bytes: &[u8]) -> Exp
             let (row, col) = g.row_col(sq);
             SquareIndex {
                 square: variant.square_number(sq),
-                row: row as u32,
-                col: col as u32,
+                row,
+                col,
                 index_top_side_to_move: perspective(g, Color::Black, sq),
                 index_bottom_side_to_move: perspective(g, Color::White, sq),
             }
@@ -207,6 +212,7 @@ pub fn export_card(model: &Model, format: &str, file: &str, bytes: &[u8]) -> Exp
         }],
         outputs,
         planes: planes(variant),
+        no_progress_scale: no_progress_scale(variant),
         perspective: format!(
             "Everything is seen from the side to move. The side that starts at the top of the \
              printed board (Black; {first:?} moves first in {variant}) \
@@ -324,16 +330,14 @@ pub fn export_onnx(model: &Model) -> Result<Vec<u8>, ModelError> {
 }
 
 /// The weights as safetensors, with their names and shapes for the card.
-pub fn export_safetensors(
-    model: &Model,
-) -> Result<(Vec<u8>, Vec<(String, Vec<usize>)>), ModelError> {
+pub fn export_safetensors(model: &Model) -> Result<(Vec<u8>, TensorIndex), ModelError> {
     let bytes = model.weights_bytes()?;
     let names = safetensors_index(&bytes)?;
     Ok((bytes, names))
 }
 
 /// Tensor names and shapes of a safetensors file (its JSON header).
-fn safetensors_index(bytes: &[u8]) -> Result<Vec<(String, Vec<usize>)>, ModelError> {
+fn safetensors_index(bytes: &[u8]) -> Result<TensorIndex, ModelError> {
     let bad = |m: &str| ModelError::Backend(format!("safetensors: {m}"));
     let len = bytes
         .get(..8)
