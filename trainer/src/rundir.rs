@@ -284,7 +284,7 @@ impl RunDir {
                     let pid = pid.trim();
                     let alive = !pid.is_empty()
                         && pid.chars().all(|c| c.is_ascii_digit())
-                        && Path::new("/proc").join(pid).exists();
+                        && process_alive(pid);
                     if alive && pid != std::process::id().to_string() {
                         return Err(RunError::Refused(format!(
                             "{} is in use by process {pid} (remove {} if that is wrong)",
@@ -302,6 +302,19 @@ impl RunDir {
             "could not take the lock {}",
             path.display()
         )))
+    }
+}
+
+/// Whether a process runs (Linux `/proc`; a zombie, killed but not yet
+/// reaped, counts as gone).
+fn process_alive(pid: &str) -> bool {
+    match std::fs::read_to_string(Path::new("/proc").join(pid).join("stat")) {
+        // "pid (name) S ...": the state follows the last ')'.
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.trim_start().chars().next())
+            .is_some_and(|state| state != 'Z' && state != 'X'),
+        Err(_) => false,
     }
 }
 
