@@ -25,6 +25,9 @@ pub struct Args {
     /// Stop once the run has spent this many hours in all (overrides [run] max_hours).
     #[arg(long)]
     pub hours: Option<f64>,
+    /// Print the run's report (gating, ladder, time) as Markdown, redraw its chart, and exit.
+    #[arg(long)]
+    pub report: bool,
 }
 
 /// The terminal display: a bar per stage, summary lines above it.
@@ -86,6 +89,15 @@ impl Observer for Display {
 }
 
 pub fn run(args: &Args) -> CliResult {
+    if args.report {
+        print!("{}", tammi_trainer::report::report(&args.run)?);
+        if let Some(chart) =
+            tammi_trainer::evaluate::ladder_chart(&tammi_trainer::RunDir::new(&args.run))?
+        {
+            println!("\nChart: {}", chart.display());
+        }
+        return Ok(());
+    }
     let state = args.run.join("state.json");
     if state.exists() {
         let existing = run_config(&args.run)?;

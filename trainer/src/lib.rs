@@ -6,7 +6,7 @@
 //! - [`generate`], [`learn`], [`evaluate`]: the stages.
 //! - [`rundir`]: the run directory's layout, state and lock.
 //! - [`metrics`]: JSONL, CSV and TensorBoard scalars.
-//! - [`run`]: the loop, [`create_run`] and [`train`].
+//! - [`run`]: the loop, [`create_run`] and [`train`]; [`report`]: a run's story in Markdown.
 
 pub mod config;
 pub mod evaluate;
@@ -14,6 +14,7 @@ pub mod generate;
 pub mod learn;
 pub mod metrics;
 pub mod replay;
+pub mod report;
 pub mod run;
 pub mod rundir;
 pub mod schedule;
