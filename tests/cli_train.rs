@@ -111,6 +111,18 @@ fn a_killed_run_resumes_with_every_game_once() {
     )
     .unwrap();
     assert!(!run.join("lock").exists());
+    // The report tells the story from the run's own records.
+    let (code, report, err) = tammi(&["train", "--run", run.to_str().unwrap(), "--report"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(report.contains("At generation 3"), "{report}");
+    assert!(report.contains("| 2 | gen-0002 vs gen-000"), "{report}");
+    assert!(
+        report.contains(&format!(
+            "{} self-play games",
+            2 * cfg.run.games_per_generation
+        )),
+        "{report}"
+    );
 }
 
 #[test]

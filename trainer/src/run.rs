@@ -180,7 +180,7 @@ pub fn train(
                     metrics.scalar("selfplay/white_wins", generation, st.white_wins as f64 / n)?;
                     metrics.scalar("selfplay/draws", generation, st.draws as f64 / n)?;
                 }
-                state.games += s.played;
+                state.games += s.games;
                 state.stage = Stage::Train;
                 observer.line(&format!(
                     "generation {generation} selfplay: {} games ({} played now in {:.0}s, {:.2} games/s, \

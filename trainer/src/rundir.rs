@@ -161,7 +161,7 @@ pub struct RunState {
     /// Of those, seconds spent playing the ladder (measurement, not training).
     #[serde(default)]
     pub ladder_seconds: f64,
-    /// Self-play games finished, over all generations.
+    /// Self-play games on disk, over all finished self-play stages.
     pub games: u64,
 }
 
