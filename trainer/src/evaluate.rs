@@ -233,11 +233,7 @@ pub fn append_records<T: Serialize>(path: &Path, records: &[T]) -> Result<(), Ru
 
 /// Reads the ladder log: the last record of each (model generation, depth).
 pub fn read_ladder(path: &Path) -> Result<Vec<LadderRecord>, RunError> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(io_err(path)(e)),
-    };
+    let text = crate::rundir::read_log(path)?;
     let mut out: Vec<LadderRecord> = Vec::new();
     for line in text.lines() {
         let Ok(r) = serde_json::from_str::<LadderRecord>(line) else {

@@ -95,11 +95,7 @@ impl Metrics {
 /// Reads the JSONL log back: `(tag, step, value)`, the last value of each
 /// (tag, step), in order of first appearance.
 pub fn read_metrics(path: &Path) -> Result<Vec<(String, u64, f64)>, RunError> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(io_err(path)(e)),
-    };
+    let text = crate::rundir::read_log(path)?;
     let mut out: Vec<(String, u64, f64)> = Vec::new();
     let mut index = std::collections::HashMap::new();
     for line in text.lines() {

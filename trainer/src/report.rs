@@ -3,16 +3,12 @@
 //! directory's own records.
 
 use crate::evaluate::{GateRecord, bounded_elo, read_ladder};
-use crate::rundir::{RunDir, RunError, RunInfo, RunState, gen_name, io_err, read_json};
+use crate::rundir::{RunDir, RunError, RunInfo, RunState, gen_name, read_json};
 use std::fmt::Write;
 use std::path::Path;
 
 fn read_gates(path: &Path) -> Result<Vec<GateRecord>, RunError> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(io_err(path)(e)),
-    };
+    let text = crate::rundir::read_log(path)?;
     let mut out: Vec<GateRecord> = Vec::new();
     for line in text.lines() {
         if let Ok(r) = serde_json::from_str::<GateRecord>(line) {

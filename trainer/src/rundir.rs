@@ -82,6 +82,15 @@ pub fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, RunEr
         .map_err(|e| RunError::Refused(format!("{}: unreadable: {e}", path.display())))
 }
 
+/// A log file's text, empty when it does not exist yet (JSONL readers).
+pub fn read_log(path: &Path) -> Result<String, RunError> {
+    match std::fs::read_to_string(path) {
+        Ok(t) => Ok(t),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(String::new()),
+        Err(e) => Err(io_err(path)(e)),
+    }
+}
+
 /// Appends one line to a log file and syncs it (JSONL, CSV).
 pub fn append_line(path: &Path, line: &str) -> Result<(), RunError> {
     let mut f = std::fs::OpenOptions::new()
