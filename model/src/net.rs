@@ -32,8 +32,8 @@ pub struct PolicyValueNetConfig {
 /// convolution with bias when the net has no normalisation.
 #[derive(Module, Debug)]
 pub struct ConvBn {
-    conv: Conv2d,
-    bn: Option<BatchNorm>,
+    pub(crate) conv: Conv2d,
+    pub(crate) bn: Option<BatchNorm>,
 }
 
 impl ConvBn {
@@ -66,9 +66,9 @@ impl ConvBn {
 /// branch is scaled by a learned scalar that starts at 0.
 #[derive(Module, Debug)]
 pub struct ResBlock {
-    a: ConvBn,
-    b: ConvBn,
-    skip_scale: Option<Param<Tensor<1>>>,
+    pub(crate) a: ConvBn,
+    pub(crate) b: ConvBn,
+    pub(crate) skip_scale: Option<Param<Tensor<1>>>,
 }
 
 impl ResBlock {
@@ -85,18 +85,18 @@ impl ResBlock {
 /// The ResNet body and the convolutional parts of its heads.
 #[derive(Module, Debug)]
 pub struct ResNetBody {
-    stem: ConvBn,
-    blocks: Vec<ResBlock>,
-    policy_conv: ConvBn,
-    policy_fc: Linear,
-    value_conv: ConvBn,
+    pub(crate) stem: ConvBn,
+    pub(crate) blocks: Vec<ResBlock>,
+    pub(crate) policy_conv: ConvBn,
+    pub(crate) policy_fc: Linear,
+    pub(crate) value_conv: ConvBn,
 }
 
 /// The MLP body and its policy layer.
 #[derive(Module, Debug)]
 pub struct MlpBody {
-    layers: Vec<Linear>,
-    policy_fc: Linear,
+    pub(crate) layers: Vec<Linear>,
+    pub(crate) policy_fc: Linear,
 }
 
 /// The policy-value network.  Input `[batch, planes, n, n]`; outputs policy
@@ -104,11 +104,11 @@ pub struct MlpBody {
 /// moves left `[batch, 1]` in units of [`MOVES_LEFT_SCALE`] plies.
 #[derive(Module, Debug)]
 pub struct PolicyValueNet {
-    resnet: Option<ResNetBody>,
-    mlp: Option<MlpBody>,
-    value_fc1: Linear,
-    value_fc2: Linear,
-    moves_left_fc: Option<Linear>,
+    pub(crate) resnet: Option<ResNetBody>,
+    pub(crate) mlp: Option<MlpBody>,
+    pub(crate) value_fc1: Linear,
+    pub(crate) value_fc2: Linear,
+    pub(crate) moves_left_fc: Option<Linear>,
 }
 
 /// Raw outputs of one forward pass.
