@@ -4,11 +4,13 @@
 //! `[win, draw, loss]` for the *side to move* of the evaluated position, and
 //! [`EvalResult::value`] is `win - loss` in `[-1, 1]`, also for the side to move.
 
+use crate::cpu::CpuNet;
 use crate::encoding::{Encoding, policy_indices};
 use crate::net::{MOVES_LEFT_SCALE, PolicyValueNet};
 use crate::{ModelError, NetConfig};
 use burn::prelude::*;
 use burn::tensor::activation::softmax;
+use std::sync::Arc;
 use tammi_rules::{Move, Position, Variant};
 
 /// One position to evaluate, with its legal moves and the game state the
@@ -137,19 +139,31 @@ pub struct RawOutput {
     pub moves_left: Option<Vec<f32>>,
 }
 
+/// Which code runs a [`NetEvaluator`]'s forward passes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InferenceEngine {
+    /// tammi's own CPU kernels (batch norm folded, one matrix product per
+    /// convolution, batch split across rayon's threads): the default on the
+    /// `flex` CPU backend, several times faster there (BENCHMARKS.md).
+    Kernels,
+    /// burn's forward pass on the model's backend: the default on GPU
+    /// backends, and the reference the kernels are tested against.
+    Burn,
+}
+
 /// The network behind the [`Evaluator`] interface.  Cheap to clone (weights
 /// are shared); obtain one from [`crate::Model::evaluator`].
 ///
-/// One call runs one forward pass over the whole batch.  The `flex` backend
-/// parallelises each operation on rayon's global pool, so the best total
-/// throughput on CPU comes from calling `evaluate` from inside rayon tasks
-/// (one caller per core, a few dozen positions per batch); see BENCHMARKS.md.
+/// One call runs one forward pass over the whole batch, split across rayon's
+/// threads; calling it from several threads at once is safe and, for small
+/// batches, keeps every core busy (see BENCHMARKS.md).
 #[derive(Clone, Debug)]
 pub struct NetEvaluator {
     net: PolicyValueNet,
     encoding: Encoding,
     device: Device,
     net_config: NetConfig,
+    kernels: Option<Arc<CpuNet>>,
 }
 
 impl NetEvaluator {
@@ -164,6 +178,33 @@ impl NetEvaluator {
             encoding,
             device,
             net_config,
+            kernels: None,
+        }
+    }
+
+    /// The same evaluator running on `engine`.  Switching to the CPU kernels
+    /// copies the weights once (from any backend).
+    pub fn with_engine(mut self, engine: InferenceEngine) -> Result<NetEvaluator, ModelError> {
+        self.kernels = match engine {
+            InferenceEngine::Burn => None,
+            InferenceEngine::Kernels => {
+                let e = &self.encoding;
+                Some(Arc::new(CpuNet::new(
+                    &self.net,
+                    e.planes(),
+                    e.rows(),
+                    e.policy_size(),
+                )?))
+            }
+        };
+        Ok(self)
+    }
+
+    /// The engine that runs this evaluator's forward passes.
+    pub fn engine(&self) -> InferenceEngine {
+        match self.kernels {
+            Some(_) => InferenceEngine::Kernels,
+            None => InferenceEngine::Burn,
         }
     }
 
@@ -184,6 +225,17 @@ impl NetEvaluator {
             )));
         }
         let n = inputs.len() / len;
+        if let Some(k) = &self.kernels {
+            let mut policy = vec![0.0; n * self.encoding.policy_size()];
+            let mut wdl = vec![0.0; n * 3];
+            let mut moves_left = vec![0.0; if k.has_moves_left() { n } else { 0 }];
+            k.forward(inputs, &mut policy, &mut wdl, &mut moves_left);
+            return Ok(RawOutput {
+                policy,
+                wdl,
+                moves_left: k.has_moves_left().then_some(moves_left),
+            });
+        }
         let e = &self.encoding;
         let x = Tensor::<4>::from_data(
             TensorData::new(inputs.to_vec(), [n, e.planes(), e.rows(), e.cols()]),

@@ -22,6 +22,7 @@
 //! ```
 
 mod config;
+mod cpu;
 mod device;
 pub mod encoding;
 mod error;
@@ -35,7 +36,9 @@ pub use config::{NetConfig, NetKind, NetNorm};
 pub use device::DeviceChoice;
 pub use encoding::{ENCODING_VERSION, Encoding, PLANES, policy_index, policy_indices, policy_size};
 pub use error::ModelError;
-pub use eval::{EvalRequest, EvalResult, Evaluator, NetEvaluator, RawOutput, UniformEvaluator};
+pub use eval::{
+    EvalRequest, EvalResult, Evaluator, InferenceEngine, NetEvaluator, RawOutput, UniformEvaluator,
+};
 pub use model::{
     CARD_FILE, FORMAT_VERSION, Model, ModelCard, WEIGHTS_FILE, WeightsInfo, fnv1a64,
     utc_now_rfc3339,

@@ -9,7 +9,7 @@
 //! half-written checkpoint.
 
 use crate::encoding::{ENCODING_VERSION, Encoding, PLANES};
-use crate::eval::NetEvaluator;
+use crate::eval::{InferenceEngine, NetEvaluator};
 use crate::net::{PolicyValueNet, PolicyValueNetConfig};
 use crate::{DeviceChoice, ModelError, NetConfig};
 use burn::prelude::*;
@@ -176,14 +176,25 @@ impl Model {
         self.net.num_params()
     }
 
-    /// A thread-safe batched evaluator over this model's weights.
+    /// A thread-safe batched evaluator over this model's weights: on the
+    /// `flex` CPU backend it runs tammi's own CPU kernels
+    /// ([`InferenceEngine::Kernels`]), on GPU backends burn's forward pass.
     pub fn evaluator(&self) -> NetEvaluator {
-        NetEvaluator::new(
+        let burn = NetEvaluator::new(
             self.net.clone(),
             self.encoding(),
             self.device.clone(),
             self.net_config.clone(),
-        )
+        );
+        match self.backend {
+            // Copying the weights cannot fail for the nets tammi builds; if it
+            // ever did, burn's forward pass computes the same function.
+            DeviceChoice::Flex => burn
+                .clone()
+                .with_engine(InferenceEngine::Kernels)
+                .unwrap_or(burn),
+            _ => burn,
+        }
     }
 
     pub(crate) fn net(&self) -> &PolicyValueNet {

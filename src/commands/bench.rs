@@ -6,8 +6,8 @@ use super::{CliError, CliResult};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use tammi_model::{
-    DeviceChoice, EvalRequest, EvalResult, Evaluator, Model, NetConfig, NetEvaluator, TrainBatch,
-    TrainConfig, Trainer,
+    DeviceChoice, EvalRequest, EvalResult, Evaluator, InferenceEngine, Model, NetConfig,
+    NetEvaluator, TrainBatch, TrainConfig, Trainer,
 };
 use tammi_rules::{Game, Variant};
 
@@ -67,6 +67,10 @@ pub struct NnArgs {
     /// Backend: flex (CPU), wgpu or cuda (the last two only when compiled in).
     #[arg(long, default_value = "flex")]
     pub backend: String,
+    /// Inference engine: `kernels` (tammi's CPU kernels, the default on flex)
+    /// or `burn` (burn's forward pass, the default on GPU backends).
+    #[arg(long, value_parser = ["kernels", "burn"])]
+    pub engine: Option<String>,
     /// Seconds spent on each measurement.
     #[arg(long, default_value_t = 2.0)]
     pub seconds: f64,
@@ -202,7 +206,11 @@ fn run_nn(a: &NnArgs) -> CliResult {
     let model = Model::new(v, &cfg, 1, backend)?;
     let enc = model.encoding();
     let flops = cfg.flops_per_position(enc.rows(), enc.planes(), enc.policy_size());
-    let ev = model.evaluator();
+    let ev = match a.engine.as_deref() {
+        Some("burn") => model.evaluator().with_engine(InferenceEngine::Burn)?,
+        Some(_) => model.evaluator().with_engine(InferenceEngine::Kernels)?,
+        None => model.evaluator(),
+    };
     let max_batch = a
         .batches
         .iter()
@@ -228,11 +236,15 @@ fn run_nn(a: &NnArgs) -> CliResult {
             tammi_model::NetKind::Mlp => format!("mlp {}x{}", cfg.layers, cfg.hidden),
         };
         println!(
-            "net {shape} ({} params, {:.2} MFLOP/position forward), {} on {}, rayon threads {}",
+            "net {shape} ({} params, {:.2} MFLOP/position forward), {} on {}, inference by {}, rayon threads {}",
             model.num_params(),
             flops / 1e6,
             v,
             backend,
+            match ev.engine() {
+                InferenceEngine::Kernels => "tammi's CPU kernels",
+                InferenceEngine::Burn => "burn",
+            },
             rayon::current_num_threads()
         );
     }
