@@ -94,9 +94,75 @@ pub(crate) struct CpuNet {
     moves_left_fc: Option<Dense>,
     /// Positions per block of [`CpuNet::forward_blocks`].
     block_positions: usize,
-    /// For each square and each of the 9 kernel offsets, the neighbouring
-    /// square or [`OFF_BOARD`]; row `square * 9 + ky * 3 + kx`.
-    neighbours: Vec<u32>,
+    /// How to unfold a square's 3x3 window: the runs of square `s` are
+    /// `runs[run_start[s]..run_start[s + 1]]`.
+    runs: Vec<Run>,
+    run_start: Vec<usize>,
+    /// Whether a square's window reaches off the board (its unfolded row
+    /// starts zeroed).
+    edge: Vec<bool>,
+}
+
+/// Neighbours that lie side by side on the board are side by side in a
+/// channels-last buffer too, so a window row of up to three squares is one copy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Run {
+    /// First kernel position `ky * 3 + kx` filled.
+    kernel: usize,
+    /// First source square.
+    square: usize,
+    /// Squares copied.
+    len: usize,
+}
+
+/// For each square and each of the 9 kernel positions, the neighbouring
+/// square or [`OFF_BOARD`]; entry `square * 9 + ky * 3 + kx`.
+fn neighbour_table(board: usize) -> Vec<u32> {
+    let mut table = Vec::with_capacity(board * board * 9);
+    let on = |v: isize| (0..board as isize).contains(&v);
+    for sq in 0..board * board {
+        let (y, x) = ((sq / board) as isize, (sq % board) as isize);
+        for dy in -1..=1 {
+            for dx in -1..=1 {
+                let (ny, nx) = (y + dy, x + dx);
+                table.push(if on(ny) && on(nx) {
+                    (ny as usize * board + nx as usize) as u32
+                } else {
+                    OFF_BOARD
+                });
+            }
+        }
+    }
+    table
+}
+
+/// The copies that unfold each square's 3x3 window (see [`Run`]).
+fn unfold_runs(board: usize) -> (Vec<Run>, Vec<usize>, Vec<bool>) {
+    let table = neighbour_table(board);
+    let (mut runs, mut start, mut edge) = (Vec::<Run>::new(), vec![0], Vec::new());
+    for window in table.chunks_exact(9) {
+        edge.push(window.contains(&OFF_BOARD));
+        let first = runs.len();
+        for (k, &nb) in window.iter().enumerate() {
+            if nb == OFF_BOARD {
+                continue;
+            }
+            let nb = nb as usize;
+            match runs[first..].last_mut() {
+                // Same kernel row, next kernel column, next source square.
+                Some(r) if k % 3 != 0 && r.kernel + r.len == k && r.square + r.len == nb => {
+                    r.len += 1
+                }
+                _ => runs.push(Run {
+                    kernel: k,
+                    square: nb,
+                    len: 1,
+                }),
+            }
+        }
+        start.push(runs.len());
+    }
+    (runs, start, edge)
 }
 
 /// One thread's share of a batch: inputs, policy, W/D/L and moves-left slices.
@@ -338,22 +404,7 @@ impl CpuNet {
         } else {
             return Err(ModelError::Backend("the net has no body".into()));
         };
-        let mut neighbours = Vec::with_capacity(area * 9);
-        for sq in 0..area {
-            let (y, x) = ((sq / board) as isize, (sq % board) as isize);
-            for dy in -1..=1 {
-                for dx in -1..=1 {
-                    let (ny, nx) = (y + dy, x + dx);
-                    let inside =
-                        (0..board as isize).contains(&ny) && (0..board as isize).contains(&nx);
-                    neighbours.push(if inside {
-                        (ny as usize * board + nx as usize) as u32
-                    } else {
-                        OFF_BOARD
-                    });
-                }
-            }
-        }
+        let (runs, run_start, edge) = unfold_runs(board);
         let widest = match &body {
             Body::Resnet { stem, blocks, .. } => blocks
                 .iter()
@@ -372,7 +423,9 @@ impl CpuNet {
             value_fc1,
             value_fc2: dense_from(&net.value_fc2)?,
             moves_left_fc: net.moves_left_fc.as_ref().map(dense_from).transpose()?,
-            neighbours,
+            runs,
+            run_start,
+            edge,
         })
     }
 
@@ -568,16 +621,14 @@ impl CpuNet {
         let width = 9 * cin;
         let unfolded = sized(cols, rows * width);
         for (r, dst) in unfolded.chunks_exact_mut(width).enumerate() {
-            let base = r - r % self.area;
             let sq = r % self.area;
-            for (k, d) in dst.chunks_exact_mut(cin).enumerate() {
-                match self.neighbours[sq * 9 + k] {
-                    OFF_BOARD => d.fill(0.0),
-                    nb => {
-                        let from = (base + nb as usize) * cin;
-                        d.copy_from_slice(&x[from..from + cin]);
-                    }
-                }
+            let base = r - sq;
+            if self.edge[sq] {
+                dst.fill(0.0);
+            }
+            for run in &self.runs[self.run_start[sq]..self.run_start[sq + 1]] {
+                let (to, from, len) = (run.kernel * cin, (base + run.square) * cin, run.len * cin);
+                dst[to..to + len].copy_from_slice(&x[from..from + len]);
             }
         }
         matmul(rows, width, conv.outputs, unfolded, &conv.weight, out);
@@ -716,20 +767,42 @@ mod tests {
     }
 
     #[test]
-    fn neighbour_table_is_the_3x3_window() {
-        let device = Device::flex();
-        let pv = PolicyValueNetConfig::new(NetConfig::resnet(0, 4), 7, 8, 1024).init(&device);
-        let cpu = CpuNet::new(&pv, 7, 8, 1024).unwrap();
+    fn neighbour_table_and_runs_cover_the_3x3_window() {
+        let table = neighbour_table(8);
         // Corner a1 (square 0): only right, up and diagonal neighbours exist.
-        let corner: Vec<u32> = cpu.neighbours[..9].to_vec();
+        let o = OFF_BOARD;
+        assert_eq!(table[..9], [o, o, o, o, 0, 1, o, 8, 9]);
+        // An inner square sees all nine.
+        assert_eq!(table[27 * 9..28 * 9], [18, 19, 20, 26, 27, 28, 34, 35, 36]);
+        let (runs, start, edge) = unfold_runs(8);
+        // Inner squares: one run per kernel row; corners two runs of two.
+        assert_eq!(start[28] - start[27], 3);
         assert_eq!(
-            corner,
+            runs[start[0]..start[1]],
             [
-                OFF_BOARD, OFF_BOARD, OFF_BOARD, OFF_BOARD, 0, 1, OFF_BOARD, 8, 9
+                Run {
+                    kernel: 4,
+                    square: 0,
+                    len: 2
+                },
+                Run {
+                    kernel: 7,
+                    square: 8,
+                    len: 2
+                }
             ]
         );
-        // An inner square sees all nine.
-        let inner = &cpu.neighbours[27 * 9..28 * 9];
-        assert_eq!(inner, [18, 19, 20, 26, 27, 28, 34, 35, 36]);
+        assert!(edge[0] && !edge[27] && edge[7] && edge[56]);
+        // Every on-board neighbour is copied exactly once, to its kernel slot.
+        for sq in 0..64 {
+            let mut filled = [OFF_BOARD; 9];
+            for r in &runs[start[sq]..start[sq + 1]] {
+                for i in 0..r.len {
+                    assert_eq!(filled[r.kernel + i], OFF_BOARD);
+                    filled[r.kernel + i] = (r.square + i) as u32;
+                }
+            }
+            assert_eq!(filled[..], table[sq * 9..sq * 9 + 9], "square {sq}");
+        }
     }
 }
