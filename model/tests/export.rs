@@ -5,7 +5,7 @@
 use rand::{Rng, SeedableRng};
 use std::path::Path;
 use tammi_model::export::{INPUT_NAME, OUTPUT_NAMES, export_card, export_onnx};
-use tammi_model::{DeviceChoice, MOVES_LEFT_SCALE, Model, NetConfig};
+use tammi_model::{DeviceChoice, InferenceEngine, MOVES_LEFT_SCALE, Model, NetConfig};
 use tammi_rules::{Game, Variant};
 use tract_onnx::prelude::*;
 
@@ -136,7 +136,14 @@ fn check(variant: Variant, label: &str, net: &NetConfig) {
 
     let total = 200;
     let inputs = positions(variant, total, 3);
-    let raw = model.evaluator().forward_raw(&inputs).unwrap();
+    // The graph is traced from burn's forward pass: compare with that (the
+    // CPU kernels are checked against it in tests/cpu_kernels.rs).
+    let raw = model
+        .evaluator()
+        .with_engine(InferenceEngine::Burn)
+        .unwrap()
+        .forward_raw(&inputs)
+        .unwrap();
     let p = enc.policy_size();
     // Two batch sizes through the same file: the batch axis is dynamic.
     for batch in [1usize, 100] {
