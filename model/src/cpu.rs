@@ -165,8 +165,36 @@ fn unfold_runs(board: usize) -> (Vec<Run>, Vec<usize>, Vec<bool>) {
     (runs, start, edge)
 }
 
-/// One thread's share of a batch: inputs, policy, W/D/L and moves-left slices.
-type Chunk<'a> = (((&'a [f32], &'a mut [f32]), &'a mut [f32]), &'a mut [f32]);
+/// Where a forward pass writes the results of some positions: policy logits
+/// (`policy` per position), W/D/L (3 each) and moves left (1 each, or empty
+/// when the net has no such head).
+struct Outputs<'a> {
+    policy: &'a mut [f32],
+    wdl: &'a mut [f32],
+    moves_left: &'a mut [f32],
+}
+
+impl<'a> Outputs<'a> {
+    /// The outputs of the first `n` positions, and of the rest.
+    fn split(self, n: usize, policy: usize) -> (Outputs<'a>, Outputs<'a>) {
+        let (p, p_rest) = self
+            .policy
+            .split_at_mut((n * policy).min(self.policy.len()));
+        let (w, w_rest) = self.wdl.split_at_mut((n * 3).min(self.wdl.len()));
+        let (m, m_rest) = self.moves_left.split_at_mut(n.min(self.moves_left.len()));
+        let first = Outputs {
+            policy: p,
+            wdl: w,
+            moves_left: m,
+        };
+        let rest = Outputs {
+            policy: p_rest,
+            wdl: w_rest,
+            moves_left: m_rest,
+        };
+        (first, rest)
+    }
+}
 
 /// Per-thread working memory, grown on demand and kept between calls.
 #[derive(Default)]
@@ -454,72 +482,55 @@ impl CpuNet {
         if n == 0 {
             return;
         }
-        let per = n.div_ceil(rayon::current_num_threads()).max(1);
         if self.has_moves_left() {
             assert_eq!(moves_left.len(), n);
         }
-        let run = |(((inp, pol), w), ml): Chunk<'_>| {
+        // One share of the batch per thread.
+        let per = n.div_ceil(rayon::current_num_threads()).max(1);
+        let mut shares = Vec::with_capacity(n.div_ceil(per));
+        let mut rest = Outputs {
+            policy,
+            wdl,
+            moves_left,
+        };
+        for inp in inputs.chunks(per * in_len) {
+            let (share, r) = rest.split(inp.len() / in_len, self.policy);
+            shares.push((inp, share));
+            rest = r;
+        }
+        let run = |(inp, out): (&[f32], Outputs<'_>)| {
             SCRATCH.with(|s| match s.try_borrow_mut() {
-                Ok(mut s) => self.forward_blocks(inp, pol, w, ml, &mut s),
+                Ok(mut s) => self.forward_blocks(inp, out, &mut s),
                 // Only if a caller nests evaluations on one thread.
-                Err(_) => self.forward_blocks(inp, pol, w, ml, &mut Scratch::default()),
+                Err(_) => self.forward_blocks(inp, out, &mut Scratch::default()),
             });
         };
-        if per >= n {
-            run((((inputs, policy), wdl), moves_left));
-            return;
-        }
-        // Without the head `moves_left` is empty: each chunk gets an empty slice.
-        let ml_chunks: Vec<&mut [f32]> = if self.has_moves_left() {
-            moves_left.chunks_mut(per).collect()
+        if shares.len() == 1 {
+            shares.into_iter().for_each(run);
         } else {
-            (0..n.div_ceil(per)).map(|_| Default::default()).collect()
-        };
-        inputs
-            .par_chunks(per * in_len)
-            .zip(policy.par_chunks_mut(per * self.policy))
-            .zip(wdl.par_chunks_mut(per * 3))
-            .zip(ml_chunks.into_par_iter())
-            .for_each(run);
+            shares.into_par_iter().for_each(run);
+        }
     }
 
     /// The forward pass of one thread's positions, a few at a time so that
     /// the unfolded convolution input stays in this core's cache.
-    fn forward_blocks(
-        &self,
-        inputs: &[f32],
-        policy: &mut [f32],
-        wdl: &mut [f32],
-        moves_left: &mut [f32],
-        s: &mut Scratch,
-    ) {
+    fn forward_blocks(&self, inputs: &[f32], out: Outputs<'_>, s: &mut Scratch) {
         let in_len = self.planes * self.area;
-        let b = self.block_positions;
-        let ml = if self.has_moves_left() { b } else { 0 };
-        let mut ml_chunks = moves_left.chunks_mut(ml.max(1));
-        for ((inp, pol), w) in inputs
-            .chunks(b * in_len)
-            .zip(policy.chunks_mut(b * self.policy))
-            .zip(wdl.chunks_mut(b * 3))
-        {
-            let m = if ml > 0 {
-                ml_chunks.next().unwrap_or_default()
-            } else {
-                &mut []
-            };
-            self.forward_chunk(inp, pol, w, m, s);
+        let mut rest = out;
+        for inp in inputs.chunks(self.block_positions * in_len) {
+            let (block, r) = rest.split(inp.len() / in_len, self.policy);
+            self.forward_chunk(inp, block, s);
+            rest = r;
         }
     }
 
     /// The forward pass of a block of positions on this thread.
-    fn forward_chunk(
-        &self,
-        inputs: &[f32],
-        policy: &mut [f32],
-        wdl: &mut [f32],
-        moves_left: &mut [f32],
-        s: &mut Scratch,
-    ) {
+    fn forward_chunk(&self, inputs: &[f32], out: Outputs<'_>, s: &mut Scratch) {
+        let Outputs {
+            policy,
+            wdl,
+            moves_left,
+        } = out;
         let in_len = self.planes * self.area;
         let n = inputs.len() / in_len;
         let Scratch {
