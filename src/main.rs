@@ -44,7 +44,20 @@ enum Command {
     Bench(commands::bench::Args),
 }
 
+/// Output into a closed pipe (`tammi perft ... | head`) ends the process
+/// quietly, as for other Unix tools, instead of a panic in `println!`
+/// (Rust ignores SIGPIPE by default).
+fn default_sigpipe() {
+    #[cfg(unix)]
+    // SAFETY: restoring the default disposition of one signal at start-up,
+    // before any other thread exists.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 fn main() -> ExitCode {
+    default_sigpipe();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

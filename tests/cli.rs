@@ -440,3 +440,21 @@ fn every_section_of_a_config_is_checked_by_every_command() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[cfg(unix)]
+#[test]
+fn output_into_a_closed_pipe_ends_quietly() {
+    use std::process::Stdio;
+    // perft prints a line per depth; the reader goes away at once.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tammi"))
+        .args(["perft", "--depth", "8"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run tammi");
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("wait");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "stderr: {err}");
+    assert!(!out.status.success() || err.is_empty(), "stderr: {err}");
+}
