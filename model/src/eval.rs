@@ -10,6 +10,7 @@ use crate::net::{MOVES_LEFT_SCALE, PolicyValueNet};
 use crate::{ModelError, NetConfig};
 use burn::prelude::*;
 use burn::tensor::activation::softmax;
+use std::cell::RefCell;
 use std::sync::Arc;
 use tammi_rules::{Move, Position, Variant};
 
@@ -217,6 +218,18 @@ impl NetEvaluator {
     /// `[n, planes, rows, cols]` row-major).  For benchmarks and exporters
     /// that check outputs.
     pub fn forward_raw(&self, inputs: &[f32]) -> Result<RawOutput, ModelError> {
+        let mut raw = RawOutput {
+            policy: Vec::new(),
+            wdl: Vec::new(),
+            moves_left: None,
+        };
+        self.forward_into(inputs, &mut raw)?;
+        Ok(raw)
+    }
+
+    /// [`NetEvaluator::forward_raw`] into existing vectors (the CPU kernels
+    /// reuse their allocations; burn's path replaces them).
+    fn forward_into(&self, inputs: &[f32], raw: &mut RawOutput) -> Result<(), ModelError> {
         let len = self.encoding.input_len();
         if inputs.is_empty() || inputs.len() % len != 0 {
             return Err(ModelError::BadInput(format!(
@@ -226,15 +239,13 @@ impl NetEvaluator {
         }
         let n = inputs.len() / len;
         if let Some(k) = &self.kernels {
-            let mut policy = vec![0.0; n * self.encoding.policy_size()];
-            let mut wdl = vec![0.0; n * 3];
-            let mut moves_left = vec![0.0; if k.has_moves_left() { n } else { 0 }];
-            k.forward(inputs, &mut policy, &mut wdl, &mut moves_left);
-            return Ok(RawOutput {
-                policy,
-                wdl,
-                moves_left: k.has_moves_left().then_some(moves_left),
-            });
+            raw.policy.resize(n * self.encoding.policy_size(), 0.0);
+            raw.wdl.resize(n * 3, 0.0);
+            let mut moves_left = raw.moves_left.take().unwrap_or_default();
+            moves_left.resize(if k.has_moves_left() { n } else { 0 }, 0.0);
+            k.forward(inputs, &mut raw.policy, &mut raw.wdl, &mut moves_left);
+            raw.moves_left = k.has_moves_left().then_some(moves_left);
+            return Ok(());
         }
         let e = &self.encoding;
         let x = Tensor::<4>::from_data(
@@ -247,9 +258,9 @@ impl NetEvaluator {
                 .try_into_vec::<f32>()
                 .map_err(|e| ModelError::Backend(format!("reading net output: {e:?}")))
         };
-        let policy = to_vec(out.policy)?;
-        let wdl = to_vec(softmax(out.wdl, 1))?;
-        let moves_left = match out.moves_left {
+        raw.policy = to_vec(out.policy)?;
+        raw.wdl = to_vec(softmax(out.wdl, 1))?;
+        raw.moves_left = match out.moves_left {
             Some(m) => Some(
                 to_vec(m)?
                     .into_iter()
@@ -258,11 +269,70 @@ impl NetEvaluator {
             ),
             None => None,
         };
-        Ok(RawOutput {
-            policy,
+        Ok(())
+    }
+}
+
+/// One thread's buffers for [`NetEvaluator::evaluate`], kept between calls
+/// so that evaluating a batch allocates nothing once they have grown.
+struct EvalBuffers {
+    inputs: Vec<f32>,
+    raw: RawOutput,
+    idx: Vec<u32>,
+    shares: Vec<u32>,
+}
+
+thread_local! {
+    static EVAL_BUFFERS: RefCell<EvalBuffers> = RefCell::new(EvalBuffers::new());
+}
+
+impl EvalBuffers {
+    fn new() -> EvalBuffers {
+        EvalBuffers {
+            inputs: Vec::new(),
+            raw: RawOutput {
+                policy: Vec::new(),
+                wdl: Vec::new(),
+                moves_left: None,
+            },
+            idx: Vec::new(),
+            shares: Vec::new(),
+        }
+    }
+}
+
+impl NetEvaluator {
+    fn evaluate_with(
+        &self,
+        batch: &[EvalRequest<'_>],
+        out: &mut [EvalResult],
+        buf: &mut EvalBuffers,
+    ) -> Result<(), ModelError> {
+        let len = self.encoding.input_len();
+        buf.inputs.resize(batch.len() * len, 0.0);
+        for (r, chunk) in batch.iter().zip(buf.inputs.chunks_exact_mut(len)) {
+            self.encoding
+                .encode_into(r.position, r.no_progress, r.repetitions, chunk)?;
+        }
+        self.forward_into(&buf.inputs, &mut buf.raw)?;
+        let RawOutput {
+            policy: logits,
             wdl,
             moves_left,
-        })
+        } = &buf.raw;
+        let p = self.encoding.policy_size();
+        for (i, (r, o)) in batch.iter().zip(out.iter_mut()).enumerate() {
+            policy_indices(r.position, r.moves, &mut buf.idx, &mut buf.shares);
+            legal_softmax(
+                &logits[i * p..(i + 1) * p],
+                &buf.idx,
+                &buf.shares,
+                &mut o.policy,
+            );
+            o.wdl = [wdl[3 * i], wdl[3 * i + 1], wdl[3 * i + 2]];
+            o.moves_left = moves_left.as_ref().map(|m| m[i]);
+        }
+        Ok(())
     }
 }
 
@@ -281,27 +351,11 @@ impl Evaluator for NetEvaluator {
         if batch.is_empty() {
             return Ok(());
         }
-        let len = self.encoding.input_len();
-        let mut inputs = vec![0.0f32; batch.len() * len];
-        for (r, chunk) in batch.iter().zip(inputs.chunks_exact_mut(len)) {
-            self.encoding
-                .encode_into(r.position, r.no_progress, r.repetitions, chunk)?;
-        }
-        let RawOutput {
-            policy: logits,
-            wdl,
-            moves_left,
-        } = self.forward_raw(&inputs)?;
-        let p = self.encoding.policy_size();
-        let mut idx = Vec::new();
-        let mut shares = Vec::new();
-        for (i, (r, o)) in batch.iter().zip(out.iter_mut()).enumerate() {
-            policy_indices(r.position, r.moves, &mut idx, &mut shares);
-            legal_softmax(&logits[i * p..(i + 1) * p], &idx, &shares, &mut o.policy);
-            o.wdl = [wdl[3 * i], wdl[3 * i + 1], wdl[3 * i + 2]];
-            o.moves_left = moves_left.as_ref().map(|m| m[i]);
-        }
-        Ok(())
+        EVAL_BUFFERS.with(|b| match b.try_borrow_mut() {
+            Ok(mut b) => self.evaluate_with(batch, out, &mut b),
+            // Only if a caller nests evaluations on one thread.
+            Err(_) => self.evaluate_with(batch, out, &mut EvalBuffers::new()),
+        })
     }
 }
 
