@@ -433,14 +433,19 @@ impl CpuNet {
             return Err(ModelError::Backend("the net has no body".into()));
         };
         let (runs, run_start, edge) = unfold_runs(board);
-        let widest = match &body {
-            Body::Resnet { stem, blocks, .. } => blocks
-                .iter()
-                .map(|b| b.a.inputs.max(b.b.inputs))
-                .fold(stem.inputs.max(stem.outputs), usize::max),
-            Body::Mlp { layers, .. } => layers.iter().map(|l| l.inputs.max(l.outputs)).sum(),
+        // The largest per-position working buffer: the unfolded input of the
+        // widest 3x3 convolution, or an MLP's widest layer.
+        let floats_per_position = match &body {
+            Body::Resnet { stem, blocks, .. } => {
+                let widest = blocks.iter().map(|b| b.a.inputs.max(b.b.inputs));
+                area * 9 * widest.fold(stem.inputs, usize::max)
+            }
+            Body::Mlp { layers, .. } => {
+                let widest = layers.iter().map(|l| l.inputs.max(l.outputs));
+                widest.fold(policy, usize::max)
+            }
         };
-        let bytes_per_position = (area * 9 * widest * 4).max(1);
+        let bytes_per_position = (floats_per_position * 4).max(1);
         let block_positions = (BLOCK_BYTES / bytes_per_position).clamp(1, 256);
         Ok(CpuNet {
             block_positions,

@@ -130,7 +130,7 @@ impl Evaluator for UniformEvaluator {
 }
 
 /// Outputs of [`NetEvaluator::forward_raw`] for `n` positions.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct RawOutput {
     /// Policy logits, `n * policy_size` (over the whole index space).
     pub policy: Vec<f32>,
@@ -218,11 +218,7 @@ impl NetEvaluator {
     /// `[n, planes, rows, cols]` row-major).  For benchmarks and exporters
     /// that check outputs.
     pub fn forward_raw(&self, inputs: &[f32]) -> Result<RawOutput, ModelError> {
-        let mut raw = RawOutput {
-            policy: Vec::new(),
-            wdl: Vec::new(),
-            moves_left: None,
-        };
+        let mut raw = RawOutput::default();
         self.forward_into(inputs, &mut raw)?;
         Ok(raw)
     }
@@ -275,6 +271,7 @@ impl NetEvaluator {
 
 /// One thread's buffers for [`NetEvaluator::evaluate`], kept between calls
 /// so that evaluating a batch allocates nothing once they have grown.
+#[derive(Default)]
 struct EvalBuffers {
     inputs: Vec<f32>,
     raw: RawOutput,
@@ -283,22 +280,7 @@ struct EvalBuffers {
 }
 
 thread_local! {
-    static EVAL_BUFFERS: RefCell<EvalBuffers> = RefCell::new(EvalBuffers::new());
-}
-
-impl EvalBuffers {
-    fn new() -> EvalBuffers {
-        EvalBuffers {
-            inputs: Vec::new(),
-            raw: RawOutput {
-                policy: Vec::new(),
-                wdl: Vec::new(),
-                moves_left: None,
-            },
-            idx: Vec::new(),
-            shares: Vec::new(),
-        }
-    }
+    static EVAL_BUFFERS: RefCell<EvalBuffers> = RefCell::new(EvalBuffers::default());
 }
 
 impl NetEvaluator {
@@ -354,7 +336,7 @@ impl Evaluator for NetEvaluator {
         EVAL_BUFFERS.with(|b| match b.try_borrow_mut() {
             Ok(mut b) => self.evaluate_with(batch, out, &mut b),
             // Only if a caller nests evaluations on one thread.
-            Err(_) => self.evaluate_with(batch, out, &mut EvalBuffers::new()),
+            Err(_) => self.evaluate_with(batch, out, &mut EvalBuffers::default()),
         })
     }
 }
