@@ -94,13 +94,55 @@ pub(crate) struct CpuNet {
     moves_left_fc: Option<Dense>,
     /// Positions per block of [`CpuNet::forward_blocks`].
     block_positions: usize,
-    /// How to unfold a square's 3x3 window: the runs of square `s` are
-    /// `runs[run_start[s]..run_start[s + 1]]`.
+    unfold: Unfold3x3,
+}
+
+/// How to unfold each square's 3x3 window of a channels-last board into one
+/// row of `9 * channels` values (the left operand of a convolution product).
+#[derive(Clone, Debug)]
+pub(crate) struct Unfold3x3 {
+    area: usize,
+    /// The runs of square `s` are `runs[run_start[s]..run_start[s + 1]]`.
     runs: Vec<Run>,
     run_start: Vec<usize>,
     /// Whether a square's window reaches off the board (its unfolded row
     /// starts zeroed).
     edge: Vec<bool>,
+}
+
+impl Unfold3x3 {
+    /// The unfolding of a `board x board` board.
+    pub(crate) fn new(board: usize) -> Unfold3x3 {
+        let (runs, run_start, edge) = unfold_runs(board);
+        Unfold3x3 {
+            area: board * board,
+            runs,
+            run_start,
+            edge,
+        }
+    }
+
+    /// Unfolds `rows` squares (whole positions) of `x`, `channels` values
+    /// each, into `out` (`rows * 9 * channels` values).
+    pub(crate) fn apply(&self, channels: usize, rows: usize, x: &[f32], out: &mut [f32]) {
+        let width = 9 * channels;
+        assert!(rows % self.area == 0 && x.len() >= rows * channels && out.len() >= rows * width);
+        for (r, dst) in out[..rows * width].chunks_exact_mut(width).enumerate() {
+            let sq = r % self.area;
+            let base = r - sq;
+            if self.edge[sq] {
+                dst.fill(0.0);
+            }
+            for run in &self.runs[self.run_start[sq]..self.run_start[sq + 1]] {
+                let (to, from, len) = (
+                    run.kernel * channels,
+                    (base + run.square) * channels,
+                    run.len * channels,
+                );
+                dst[to..to + len].copy_from_slice(&x[from..from + len]);
+            }
+        }
+    }
 }
 
 /// Neighbours that lie side by side on the board are side by side in a
@@ -214,14 +256,14 @@ thread_local! {
 }
 
 /// `v` resized to `len` (contents unspecified), without shrinking its allocation.
-fn sized(v: &mut Vec<f32>, len: usize) -> &mut [f32] {
+pub(crate) fn sized(v: &mut Vec<f32>, len: usize) -> &mut [f32] {
     if v.len() < len {
         v.resize(len, 0.0);
     }
     &mut v[..len]
 }
 
-fn floats<const D: usize>(t: Tensor<D>) -> Result<Vec<f32>, ModelError> {
+pub(crate) fn floats<const D: usize>(t: Tensor<D>) -> Result<Vec<f32>, ModelError> {
     t.into_data()
         .try_into_vec::<f32>()
         .map_err(|e| ModelError::Backend(format!("reading weights: {e:?}")))
@@ -312,6 +354,98 @@ fn conv_from(cb: &ConvBn, branch_scale: Option<&Param<Tensor<1>>>) -> Result<Con
         weight,
         bias,
     })
+}
+
+/// A read-only matrix: element `(i, j)` is `data[i * row_stride + j * col_stride]`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct View<'a> {
+    pub(crate) data: &'a [f32],
+    pub(crate) row_stride: usize,
+    pub(crate) col_stride: usize,
+}
+
+impl<'a> View<'a> {
+    /// A dense row-major matrix of `cols` columns.
+    pub(crate) fn rows(data: &'a [f32], cols: usize) -> View<'a> {
+        View {
+            data,
+            row_stride: cols,
+            col_stride: 1,
+        }
+    }
+
+    /// The transpose of this matrix (no copy).
+    pub(crate) fn t(self) -> View<'a> {
+        View {
+            row_stride: self.col_stride,
+            col_stride: self.row_stride,
+            ..self
+        }
+    }
+
+    fn holds(&self, rows: usize, cols: usize) -> bool {
+        rows == 0
+            || cols == 0
+            || (rows - 1) * self.row_stride + (cols - 1) * self.col_stride < self.data.len()
+    }
+}
+
+/// `dst[m, n] = lhs[m, k] x rhs[k, n]`, or `dst += ...` with `accumulate`;
+/// `dst` is dense row-major.  `parallel` lets gemm split the product across
+/// rayon's threads (it never splits the `k` sum, so results do not depend on
+/// the thread count).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn gemm_views(
+    m: usize,
+    n: usize,
+    k: usize,
+    dst: &mut [f32],
+    accumulate: bool,
+    lhs: View<'_>,
+    rhs: View<'_>,
+    parallel: bool,
+) {
+    assert!(dst.len() >= m * n && lhs.holds(m, k) && rhs.holds(k, n));
+    if m == 0 || n == 0 {
+        return;
+    }
+    if k == 0 {
+        if !accumulate {
+            dst[..m * n].fill(0.0);
+        }
+        return;
+    }
+    let parallelism = if parallel && rayon::current_num_threads() > 1 {
+        gemm::Parallelism::Rayon(rayon::current_num_threads())
+    } else {
+        gemm::Parallelism::None
+    };
+    // SAFETY: the assert above bounds every element the product reads or
+    // writes (the largest index of each matrix is inside its slice); `dst`
+    // does not alias the inputs (a `&mut` slice beside two `&` slices).
+    unsafe {
+        gemm::gemm(
+            m,
+            n,
+            k,
+            dst.as_mut_ptr(),
+            1,
+            n as isize,
+            accumulate,
+            lhs.data.as_ptr(),
+            lhs.col_stride as isize,
+            lhs.row_stride as isize,
+            rhs.data.as_ptr(),
+            rhs.col_stride as isize,
+            rhs.row_stride as isize,
+            1.0,
+            1.0,
+            false,
+            false,
+            false,
+            parallelism,
+        )
+    }
 }
 
 /// `dst[m, n] = lhs[m, k] x rhs[k, n]`, all row-major and dense.
@@ -432,7 +566,6 @@ impl CpuNet {
         } else {
             return Err(ModelError::Backend("the net has no body".into()));
         };
-        let (runs, run_start, edge) = unfold_runs(board);
         // The largest per-position working buffer: the unfolded input of the
         // widest 3x3 convolution, or an MLP's widest layer.
         let floats_per_position = match &body {
@@ -456,9 +589,7 @@ impl CpuNet {
             value_fc1,
             value_fc2: dense_from(&net.value_fc2)?,
             moves_left_fc: net.moves_left_fc.as_ref().map(dense_from).transpose()?,
-            runs,
-            run_start,
-            edge,
+            unfold: Unfold3x3::new(board),
         })
     }
 
@@ -636,23 +767,13 @@ impl CpuNet {
         }
         let width = 9 * cin;
         let unfolded = sized(cols, rows * width);
-        for (r, dst) in unfolded.chunks_exact_mut(width).enumerate() {
-            let sq = r % self.area;
-            let base = r - sq;
-            if self.edge[sq] {
-                dst.fill(0.0);
-            }
-            for run in &self.runs[self.run_start[sq]..self.run_start[sq + 1]] {
-                let (to, from, len) = (run.kernel * cin, (base + run.square) * cin, run.len * cin);
-                dst[to..to + len].copy_from_slice(&x[from..from + len]);
-            }
-        }
+        self.unfold.apply(cin, rows, x, unfolded);
         matmul(rows, width, conv.outputs, unfolded, &conv.weight, out);
     }
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::net::PolicyValueNetConfig;
     use crate::{NetConfig, NetNorm};
@@ -661,7 +782,12 @@ mod tests {
 
     /// A net whose batch-norm statistics, affine terms and block scales are
     /// random (a fresh net has mean 0, variance 1, scale 0: too easy a test).
-    fn random_net(net: &NetConfig, board: usize, policy: usize, device: &Device) -> PolicyValueNet {
+    pub(crate) fn random_net(
+        net: &NetConfig,
+        board: usize,
+        policy: usize,
+        device: &Device,
+    ) -> PolicyValueNet {
         let mut pv = PolicyValueNetConfig::new(net.clone(), 7, board, policy).init(device);
         let rand = |n: usize, lo: f64, hi: f64| {
             Tensor::<1>::random([n], Distribution::Uniform(lo, hi), device)

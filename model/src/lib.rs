@@ -23,6 +23,7 @@
 
 mod config;
 mod cpu;
+mod cpu_train;
 mod device;
 pub mod encoding;
 mod error;
@@ -44,4 +45,4 @@ pub use model::{
     utc_now_rfc3339,
 };
 pub use net::MOVES_LEFT_SCALE;
-pub use train::{Losses, TrainBatch, TrainConfig, Trainer, TrainerState};
+pub use train::{Losses, TrainBatch, TrainConfig, Trainer, TrainerState, TrainingEngine};

@@ -7,6 +7,7 @@
 //! softmax, moves-left the squared error of the head against plies left /
 //! [`crate::MOVES_LEFT_SCALE`].  The optimizer is AdamW.
 
+use crate::cpu_train::KernelTrainer;
 use crate::encoding::{Encoding, policy_index};
 use crate::model::Model;
 use crate::net::{MOVES_LEFT_SCALE, PolicyValueNet};
@@ -45,12 +46,12 @@ impl Default for TrainConfig {
 /// targets and (optionally) plies left.
 #[derive(Clone, Debug)]
 pub struct TrainBatch {
-    encoding: Encoding,
-    inputs: Vec<f32>,
-    policy: Vec<f32>,
-    wdl: Vec<f32>,
-    moves_left: Vec<f32>,
-    len: usize,
+    pub(crate) encoding: Encoding,
+    pub(crate) inputs: Vec<f32>,
+    pub(crate) policy: Vec<f32>,
+    pub(crate) wdl: Vec<f32>,
+    pub(crate) moves_left: Vec<f32>,
+    pub(crate) len: usize,
 }
 
 impl TrainBatch {
@@ -162,9 +163,24 @@ pub struct TrainerState {
     pub optimizer: Vec<u8>,
 }
 
-/// A model being trained: the network on the autodiff device plus the optimizer state.
+/// How a [`Trainer`] computes the gradients of a step.  Either way burn's
+/// AdamW applies them, so checkpoints and resume do not depend on the choice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TrainingEngine {
+    /// tammi's CPU training kernels: ResNets on the `flex` backend (the
+    /// default there; several times faster than burn's autodiff on a CPU).
+    Kernels,
+    /// burn's autodiff: every net and backend.
+    Burn,
+}
+
+/// A model being trained: the network on the autodiff device plus the
+/// optimizer state, and the CPU kernels when they compute the gradients.
 pub struct Trainer {
     net: PolicyValueNet,
+    kernels: Option<Box<KernelTrainer>>,
+    /// The plain device under the autodiff one: where gradients live.
+    grad_device: Device,
     optim: ModuleOptimizer,
     config: TrainConfig,
     variant: Variant,
@@ -176,12 +192,42 @@ pub struct Trainer {
 }
 
 impl Trainer {
-    /// Starts training from a model's weights (its step count carries on).
+    /// Starts training from a model's weights (its step count carries on),
+    /// with the CPU kernels where they apply and burn's autodiff elsewhere.
     pub fn new(model: &Model, config: TrainConfig) -> Trainer {
+        let kernels = Trainer::with_engine(model, config.clone(), TrainingEngine::Kernels);
+        kernels.unwrap_or_else(|_| Trainer::burn(model, config))
+    }
+
+    /// Starts training with a given engine; the kernels need a ResNet on the
+    /// `flex` backend.
+    pub fn with_engine(
+        model: &Model,
+        config: TrainConfig,
+        engine: TrainingEngine,
+    ) -> Result<Trainer, ModelError> {
+        if engine == TrainingEngine::Burn {
+            return Ok(Trainer::burn(model, config));
+        }
+        if model.backend() != DeviceChoice::Flex || model.net().resnet.is_none() {
+            return Err(ModelError::BadInput(
+                "the CPU training kernels need a ResNet on the flex backend".into(),
+            ));
+        }
+        let e = Encoding::new(model.variant());
+        let kernels = KernelTrainer::new(model.net(), e.planes(), e.rows())?;
+        Ok(Trainer {
+            kernels: Some(Box::new(kernels)),
+            ..Trainer::burn(model, config)
+        })
+    }
+
+    fn burn(model: &Model, config: TrainConfig) -> Trainer {
         let device = model.device().clone().autodiff();
-        let net = model.net().clone().fork(&device).train();
         Trainer {
-            net,
+            grad_device: model.device().clone(),
+            net: model.net().clone().fork(&device).train(),
+            kernels: None,
             optim: AdamWConfig::new()
                 .with_weight_decay(config.weight_decay)
                 .init(),
@@ -192,6 +238,15 @@ impl Trainer {
             backend: model.backend(),
             steps: model.training_step(),
             parent: model.parent().map(str::to_string),
+        }
+    }
+
+    /// The engine that computes this trainer's gradients.
+    pub fn engine(&self) -> TrainingEngine {
+        if self.kernels.is_some() {
+            TrainingEngine::Kernels
+        } else {
+            TrainingEngine::Burn
         }
     }
 
@@ -260,71 +315,49 @@ impl Trainer {
                 "learning rate {lr} must be positive"
             )));
         }
-        let n = batch.len;
-        let e = &batch.encoding;
-        let dev = &self.device;
-        let x = Tensor::<4>::from_data(
-            TensorData::new(batch.inputs.clone(), [n, e.planes(), e.rows(), e.cols()]),
-            dev,
-        );
-        let tp = Tensor::<2>::from_data(
-            TensorData::new(batch.policy.clone(), [n, e.policy_size()]),
-            dev,
-        );
-        let tv = Tensor::<2>::from_data(TensorData::new(batch.wdl.clone(), [n, 3]), dev);
-        let out = self.net.forward(x);
-        let log_p = log_softmax(out.policy, 1);
-        let entropy = (log_p.clone().detach().exp() * log_p.clone().detach())
-            .sum_dim(1)
-            .mean()
-            .neg();
-        let accuracy = out
-            .wdl
-            .clone()
-            .detach()
-            .argmax(1)
-            .equal(tv.clone().argmax(1))
-            .float()
-            .mean();
-        let policy_loss = (tp * log_p).sum_dim(1).mean().neg();
-        let value_loss = (tv * log_softmax(out.wdl, 1)).sum_dim(1).mean().neg();
-        let mut total =
-            policy_loss.clone() + value_loss.clone().mul_scalar(self.config.value_weight);
-        let mut ml_loss = None;
-        if let (Some(pred), false) = (out.moves_left, batch.moves_left.is_empty()) {
-            let t = Tensor::<2>::from_data(
-                TensorData::new(
-                    batch
-                        .moves_left
-                        .iter()
-                        .map(|m| m / MOVES_LEFT_SCALE)
-                        .collect::<Vec<_>>(),
-                    [n, 1],
-                ),
-                dev,
-            );
-            let l = (pred - t).powi_scalar(2).mean();
-            total = total + l.clone().mul_scalar(self.config.moves_left_weight);
-            ml_loss = Some(l);
+        if let Some(kernels) = &mut self.kernels {
+            return Trainer::kernel_step(
+                kernels,
+                &mut self.net,
+                &mut self.optim,
+                &self.grad_device,
+                &self.config,
+                batch,
+                lr,
+            )
+            .inspect(|_| self.steps += 1);
         }
-        let scalar = |t: Tensor<1>| -> f32 { t.into_scalar::<f32>() };
-        let losses = Losses {
-            total: scalar(total.clone().detach()),
-            policy: scalar(policy_loss.detach()),
-            value: scalar(value_loss.detach()),
-            moves_left: ml_loss.map(|l| scalar(l.detach())).unwrap_or(0.0),
-            policy_entropy: scalar(entropy),
-            value_accuracy: scalar(accuracy),
-        };
-        if !losses.total.is_finite() {
-            return Err(ModelError::BadInput(format!(
-                "loss is {} (targets must be finite probabilities)",
-                losses.total
-            )));
-        }
+        let (total, losses) = burn_losses(&self.net, batch, &self.device, &self.config)?;
         let grads = GradientsParams::from_grads(total.backward(), &self.net);
         self.net = self.optim.step(lr, self.net.clone(), grads);
         self.steps += 1;
+        Ok(losses)
+    }
+
+    /// One step on the CPU kernels: gradients from the kernels, the update
+    /// from burn's AdamW.
+    fn kernel_step(
+        kernels: &mut KernelTrainer,
+        net: &mut PolicyValueNet,
+        optim: &mut ModuleOptimizer,
+        device: &Device,
+        config: &TrainConfig,
+        batch: &TrainBatch,
+        lr: f64,
+    ) -> Result<Losses, ModelError> {
+        kernels.load(net)?;
+        let losses = kernels.forward_backward(
+            batch.len,
+            &batch.inputs,
+            &batch.policy,
+            &batch.wdl,
+            &batch.moves_left,
+            config,
+        )?;
+        check_finite(&losses)?;
+        let grads = kernels.gradients(net, device)?;
+        kernels.update_running_stats(net)?;
+        *net = optim.step(lr, net.clone(), grads);
         Ok(losses)
     }
 
@@ -340,4 +373,83 @@ impl Trainer {
             self.backend,
         )
     }
+}
+
+/// An error for a loss that is not finite.
+fn check_finite(losses: &Losses) -> Result<(), ModelError> {
+    if losses.total.is_finite() {
+        Ok(())
+    } else {
+        Err(ModelError::BadInput(format!(
+            "loss is {} (targets must be finite probabilities)",
+            losses.total
+        )))
+    }
+}
+
+/// The loss of a batch through burn's forward pass on `device` (see the
+/// module docs), as a tensor to differentiate and as numbers.
+pub(crate) fn burn_losses(
+    net: &PolicyValueNet,
+    batch: &TrainBatch,
+    device: &Device,
+    config: &TrainConfig,
+) -> Result<(Tensor<1>, Losses), ModelError> {
+    let n = batch.len;
+    let e = &batch.encoding;
+    let dev = device;
+    let x = Tensor::<4>::from_data(
+        TensorData::new(batch.inputs.clone(), [n, e.planes(), e.rows(), e.cols()]),
+        dev,
+    );
+    let tp = Tensor::<2>::from_data(
+        TensorData::new(batch.policy.clone(), [n, e.policy_size()]),
+        dev,
+    );
+    let tv = Tensor::<2>::from_data(TensorData::new(batch.wdl.clone(), [n, 3]), dev);
+    let out = net.forward(x);
+    let log_p = log_softmax(out.policy, 1);
+    let entropy = (log_p.clone().detach().exp() * log_p.clone().detach())
+        .sum_dim(1)
+        .mean()
+        .neg();
+    let accuracy = out
+        .wdl
+        .clone()
+        .detach()
+        .argmax(1)
+        .equal(tv.clone().argmax(1))
+        .float()
+        .mean();
+    let policy_loss = (tp * log_p).sum_dim(1).mean().neg();
+    let value_loss = (tv * log_softmax(out.wdl, 1)).sum_dim(1).mean().neg();
+    let mut total = policy_loss.clone() + value_loss.clone().mul_scalar(config.value_weight);
+    let mut ml_loss = None;
+    if let (Some(pred), false) = (out.moves_left, batch.moves_left.is_empty()) {
+        let t = Tensor::<2>::from_data(
+            TensorData::new(
+                batch
+                    .moves_left
+                    .iter()
+                    .map(|m| m / MOVES_LEFT_SCALE)
+                    .collect::<Vec<_>>(),
+                [n, 1],
+            ),
+            dev,
+        );
+        let l = (pred - t).powi_scalar(2).mean();
+        total = total + l.clone().mul_scalar(config.moves_left_weight);
+        ml_loss = Some(l);
+    }
+    let scalar = |t: Tensor<1>| -> f32 { t.into_scalar::<f32>() };
+    let losses = Losses {
+        total: scalar(total.clone().detach()),
+        policy: scalar(policy_loss.detach()),
+        value: scalar(value_loss.detach()),
+        moves_left: ml_loss.map(|l| scalar(l.detach())).unwrap_or(0.0),
+        policy_entropy: scalar(entropy),
+        value_accuracy: scalar(accuracy),
+    };
+    check_finite(&losses)?;
+    Ok((total, losses))
 }

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use tammi_model::{
     DeviceChoice, EvalRequest, EvalResult, Evaluator, InferenceEngine, Model, NetConfig,
-    NetEvaluator, TrainBatch, TrainConfig, Trainer,
+    NetEvaluator, TrainBatch, TrainConfig, Trainer, TrainingEngine,
 };
 use tammi_rules::{Game, Variant};
 
@@ -67,8 +67,9 @@ pub struct NnArgs {
     /// Backend: flex (CPU), wgpu or cuda (the last two only when compiled in).
     #[arg(long, default_value = "flex")]
     pub backend: String,
-    /// Inference engine: `kernels` (tammi's CPU kernels, the default on flex)
-    /// or `burn` (burn's forward pass, the default on GPU backends).
+    /// Engine for inference and training: `kernels` (tammi's CPU kernels, the
+    /// default on flex) or `burn` (burn's forward pass and autodiff, the default
+    /// on GPU backends and for nets the kernels do not train).
     #[arg(long, value_parser = ["kernels", "burn"])]
     pub engine: Option<String>,
     /// Seconds spent on each measurement.
@@ -276,7 +277,20 @@ fn run_nn(a: &NnArgs) -> CliResult {
             ml,
         )?;
     }
-    let mut trainer = Trainer::new(&model, TrainConfig::default());
+    let mut trainer = match a.engine.as_deref() {
+        Some("burn") => Trainer::with_engine(&model, TrainConfig::default(), TrainingEngine::Burn)?,
+        Some(_) => Trainer::with_engine(&model, TrainConfig::default(), TrainingEngine::Kernels)?,
+        None => Trainer::new(&model, TrainConfig::default()),
+    };
+    if !a.json {
+        println!(
+            "training by {}",
+            match trainer.engine() {
+                TrainingEngine::Kernels => "tammi's CPU kernels (gradients) and burn's AdamW",
+                TrainingEngine::Burn => "burn autodiff and AdamW",
+            }
+        );
+    }
     let pps = rate(a.seconds, a.train_batch, || {
         trainer.step(&batch, 1e-4)?;
         Ok(())
