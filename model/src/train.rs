@@ -6,6 +6,10 @@
 //! target 0), value the cross-entropy of the W/D/L target with the W/D/L
 //! softmax, moves-left the squared error of the head against plies left /
 //! [`crate::MOVES_LEFT_SCALE`].  The optimizer is AdamW.
+//!
+//! The gradients come from burn's autodiff, or, for ResNets on the `flex` CPU
+//! backend, from tammi's own training kernels ([`TrainingEngine`]); burn's
+//! AdamW applies them either way.
 
 use crate::cpu_train::KernelTrainer;
 use crate::encoding::{Encoding, policy_index};
@@ -259,6 +263,18 @@ impl Trainer {
         state: &TrainerState,
         config: TrainConfig,
     ) -> Result<Trainer, ModelError> {
+        let engine = Trainer::new(model, config.clone()).engine();
+        Trainer::resume_with_engine(model, state, config, engine)
+    }
+
+    /// [`Trainer::resume`] with a given engine (the checkpoint does not
+    /// depend on the engine that wrote it).
+    pub fn resume_with_engine(
+        model: &Model,
+        state: &TrainerState,
+        config: TrainConfig,
+        engine: TrainingEngine,
+    ) -> Result<Trainer, ModelError> {
         let bad = |what: &str, e: String| {
             ModelError::BadInput(format!("training checkpoint: unreadable {what}: {e}"))
         };
@@ -266,7 +282,7 @@ impl Trainer {
         let mut store = BurnpackStore::from_bytes(Some(Bytes::from_bytes_vec(state.net.clone())));
         net.load_from(&mut store)
             .map_err(|e| bad("weights", e.to_string()))?;
-        let mut trainer = Trainer::new(model, config);
+        let mut trainer = Trainer::with_engine(model, config, engine)?;
         trainer.net = net.fork(&trainer.device).train();
         let optim = AdamWConfig::new()
             .with_weight_decay(trainer.config.weight_decay)

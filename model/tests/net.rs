@@ -5,7 +5,7 @@ use std::path::Path;
 use std::time::Instant;
 use tammi_model::{
     CARD_FILE, DeviceChoice, EvalRequest, EvalResult, Evaluator, Model, ModelError, NetConfig,
-    NetNorm, TrainBatch, TrainConfig, Trainer, WEIGHTS_FILE,
+    NetNorm, TrainBatch, TrainConfig, Trainer, TrainingEngine, WEIGHTS_FILE,
 };
 use tammi_rules::{Game, Position, Variant};
 
@@ -480,4 +480,91 @@ fn a_resumed_trainer_takes_the_same_next_step() {
         optimizer: state.optimizer.clone(),
     };
     assert!(Trainer::resume(&saved, &broken, TrainConfig::default()).is_err());
+}
+
+#[test]
+fn kernel_and_burn_trainers_take_the_same_steps_and_share_checkpoints() {
+    let v = Variant::English;
+    let batch = target_batch(v, 40);
+    let model = Model::new(v, &small_resnet(), 11, FLEX).unwrap();
+    let config = TrainConfig::default();
+    let mut kernels =
+        Trainer::with_engine(&model, config.clone(), TrainingEngine::Kernels).unwrap();
+    let mut burn = Trainer::with_engine(&model, config.clone(), TrainingEngine::Burn).unwrap();
+    assert_eq!(
+        Trainer::new(&model, config.clone()).engine(),
+        TrainingEngine::Kernels
+    );
+    let mut first = None;
+    for step in 0..6 {
+        let a = kernels.step(&batch, 2e-3).unwrap();
+        let b = burn.step(&batch, 2e-3).unwrap();
+        first.get_or_insert(a);
+        for (x, y, what) in [
+            (a.total, b.total, "total"),
+            (a.policy, b.policy, "policy"),
+            (a.value, b.value, "value"),
+        ] {
+            assert!(
+                (x - y).abs() <= 2e-3 * x.abs().max(1.0),
+                "step {step}: {what} loss {x} (kernels) vs {y} (burn)"
+            );
+        }
+    }
+    // The steps did something, and both nets agree on it.
+    let last = kernels.step(&batch, 2e-3).unwrap();
+    assert!(
+        last.total < first.unwrap().total - 0.05,
+        "{first:?} -> {last:?}"
+    );
+    let games = line_positions(v, 8);
+    let (ka, kb) = (kernels.model().unwrap(), burn.model().unwrap());
+    for (x, y) in evaluate(&ka, &games).iter().zip(&evaluate(&kb, &games)) {
+        for (p, q) in x.wdl.iter().zip(&y.wdl) {
+            assert!((p - q).abs() < 0.02, "W/D/L {:?} vs {:?}", x.wdl, y.wdl);
+        }
+    }
+    // A checkpoint of either engine resumes in the other.
+    let state = kernels.state().unwrap();
+    let mut resumed = Trainer::resume(&ka, &state, config.clone()).unwrap();
+    assert_eq!(resumed.engine(), TrainingEngine::Kernels);
+    let mut by_burn =
+        Trainer::resume_with_engine(&ka, &state, config.clone(), TrainingEngine::Burn).unwrap();
+    assert_eq!(by_burn.steps(), kernels.steps());
+    let next = kernels.step(&batch, 2e-3).unwrap();
+    assert_eq!(
+        resumed.step(&batch, 2e-3).unwrap(),
+        next,
+        "kernels resume exactly"
+    );
+    let b = by_burn.step(&batch, 2e-3).unwrap();
+    assert!(
+        (b.total - next.total).abs() <= 2e-3 * next.total,
+        "{b:?} vs {next:?}"
+    );
+    // Without the optimizer's moments the step differs (so the last check can fail).
+    let mut restarted = Trainer::with_engine(&ka, config, TrainingEngine::Burn).unwrap();
+    restarted.step(&batch, 2e-3).unwrap();
+    let wb = by_burn.model().unwrap();
+    let wr = restarted.model().unwrap();
+    let (ob, or) = (evaluate(&wb, &games), evaluate(&wr, &games));
+    let moved = ob
+        .iter()
+        .zip(&or)
+        .any(|(x, y)| x.wdl.iter().zip(&y.wdl).any(|(p, q)| (p - q).abs() > 1e-4));
+    assert!(
+        moved,
+        "resuming with and without the moments gave the same net"
+    );
+}
+
+#[test]
+fn training_engine_follows_the_net() {
+    let v = Variant::English;
+    let mlp = Model::new(v, &NetConfig::mlp(1, 16), 1, FLEX).unwrap();
+    assert_eq!(
+        Trainer::new(&mlp, TrainConfig::default()).engine(),
+        TrainingEngine::Burn
+    );
+    assert!(Trainer::with_engine(&mlp, TrainConfig::default(), TrainingEngine::Kernels).is_err());
 }
