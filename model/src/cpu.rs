@@ -33,13 +33,14 @@ const BLOCK_BYTES: usize = 1 << 20;
 /// Marks an off-board neighbour in [`CpuNet`]'s neighbour table.
 const OFF_BOARD: u32 = u32::MAX;
 
-/// A fully connected layer `y = x W + b`, `W` row-major `[inputs, outputs]`.
+/// A fully connected layer `y = x W + b`, `W` row-major `[inputs, outputs]`
+/// (or the gradients of one).
 #[derive(Clone, Debug)]
-struct Dense {
-    inputs: usize,
-    outputs: usize,
-    weight: Vec<f32>,
-    bias: Vec<f32>,
+pub(crate) struct Dense {
+    pub(crate) inputs: usize,
+    pub(crate) outputs: usize,
+    pub(crate) weight: Vec<f32>,
+    pub(crate) bias: Vec<f32>,
 }
 
 /// A square convolution (kernel 1 or 3, "same" padding, stride 1) with its
@@ -269,7 +270,7 @@ pub(crate) fn floats<const D: usize>(t: Tensor<D>) -> Result<Vec<f32>, ModelErro
         .map_err(|e| ModelError::Backend(format!("reading weights: {e:?}")))
 }
 
-fn dense_from(l: &Linear) -> Result<Dense, ModelError> {
+pub(crate) fn dense_from(l: &Linear) -> Result<Dense, ModelError> {
     let w = l.weight.val();
     let [inputs, outputs] = w.dims();
     let bias = match &l.bias {
@@ -288,18 +289,42 @@ fn dense_from(l: &Linear) -> Result<Dense, ModelError> {
 /// (`square * channels + c`) instead of burn's channel-major flatten
 /// (`c * area + square`).
 fn channels_last_rows(d: Dense, channels: usize, area: usize) -> Dense {
-    let mut weight = vec![0.0; d.weight.len()];
-    for c in 0..channels {
-        for sq in 0..area {
-            let from = (c * area + sq) * d.outputs;
-            let to = (sq * channels + c) * d.outputs;
-            weight[to..to + d.outputs].copy_from_slice(&d.weight[from..from + d.outputs]);
-        }
-    }
+    let weight = reorder_rows(&d.weight, d.outputs, channels, area, false);
     Dense { weight, ..d }
 }
 
-fn conv_from(cb: &ConvBn, branch_scale: Option<&Param<Tensor<1>>>) -> Result<Conv, ModelError> {
+/// Reorders the rows of a `[channels * area, outputs]` weight between burn's
+/// channel-major feature order (`c * area + square`) and the kernels'
+/// channels-last order (`square * channels + c`); `to_burn` picks the direction.
+pub(crate) fn reorder_rows(
+    weight: &[f32],
+    outputs: usize,
+    channels: usize,
+    area: usize,
+    to_burn: bool,
+) -> Vec<f32> {
+    let mut out = vec![0.0; weight.len()];
+    for c in 0..channels {
+        for sq in 0..area {
+            let burn_row = (c * area + sq) * outputs;
+            let last_row = (sq * channels + c) * outputs;
+            let (from, to) = if to_burn {
+                (last_row, burn_row)
+            } else {
+                (burn_row, last_row)
+            };
+            out[to..to + outputs].copy_from_slice(&weight[from..from + outputs]);
+        }
+    }
+    out
+}
+
+/// A convolution's weight in the kernels' layout, row-major `[k² * inputs,
+/// outputs]` with row `(ky * k + kx) * inputs + i`, and its `(k, inputs,
+/// outputs)`; only 1x1 and 3x3 kernels.
+pub(crate) fn kernel_layout_weight(
+    cb: &ConvBn,
+) -> Result<(Vec<f32>, usize, usize, usize), ModelError> {
     let w = cb.conv.weight.val();
     let [outputs, inputs, kh, kw] = w.dims();
     if kh != kw || !(kh == 1 || kh == 3) {
@@ -308,6 +333,20 @@ fn conv_from(cb: &ConvBn, branch_scale: Option<&Param<Tensor<1>>>) -> Result<Con
         )));
     }
     let w = floats(w)?;
+    let area = kh * kw;
+    let mut weight = vec![0.0; w.len()];
+    for o in 0..outputs {
+        for i in 0..inputs {
+            for kk in 0..area {
+                weight[(kk * inputs + i) * outputs + o] = w[(o * inputs + i) * area + kk];
+            }
+        }
+    }
+    Ok((weight, kh, inputs, outputs))
+}
+
+fn conv_from(cb: &ConvBn, branch_scale: Option<&Param<Tensor<1>>>) -> Result<Conv, ModelError> {
+    let (mut weight, k, inputs, outputs) = kernel_layout_weight(cb)?;
     let conv_bias = match &cb.conv.bias {
         Some(b) => floats(b.val())?,
         None => vec![0.0; outputs],
@@ -331,17 +370,9 @@ fn conv_from(cb: &ConvBn, branch_scale: Option<&Param<Tensor<1>>>) -> Result<Con
         Some(p) => floats(p.val())?[0],
         None => 1.0,
     };
-    let k = kh;
-    let mut weight = vec![0.0; k * k * inputs * outputs];
-    for (o, &sc) in scale.iter().enumerate() {
-        for i in 0..inputs {
-            for ky in 0..k {
-                for kx in 0..k {
-                    let from = ((o * inputs + i) * k + ky) * k + kx;
-                    let to = ((ky * k + kx) * inputs + i) * outputs + o;
-                    weight[to] = w[from] * sc * s;
-                }
-            }
+    for row in weight.chunks_exact_mut(outputs) {
+        for (w, sc) in row.iter_mut().zip(&scale) {
+            *w *= sc * s;
         }
     }
     let bias = (0..outputs)

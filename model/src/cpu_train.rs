@@ -21,7 +21,10 @@
 //! `tests/net.rs`).
 
 use crate::ModelError;
-use crate::cpu::{Unfold3x3, View, floats, gemm_views, sized};
+use crate::cpu::{
+    Dense, Unfold3x3, View, dense_from, floats, gemm_views, kernel_layout_weight, reorder_rows,
+    sized,
+};
 use crate::net::{ConvBn, MOVES_LEFT_SCALE, PolicyValueNet, ResNetBody};
 use crate::train::{Losses, TrainConfig};
 use burn::nn::Linear;
@@ -56,16 +59,6 @@ struct ConvParams {
     epsilon: f32,
 }
 
-/// A fully connected layer `y = x W + b`, `W` row-major `[inputs, outputs]`,
-/// or its gradients.
-#[derive(Clone, Debug)]
-struct DenseParams {
-    inputs: usize,
-    outputs: usize,
-    weight: Vec<f32>,
-    bias: Vec<f32>,
-}
-
 /// Every trainable parameter of a ResNet, or its gradient.
 #[derive(Clone, Debug)]
 struct Params {
@@ -75,11 +68,11 @@ struct Params {
     /// Each block's SkipInit scale (nets without normalisation).
     scales: Vec<Option<f32>>,
     /// Rows permuted to channels-last features (`square * channels + c`).
-    policy_fc: DenseParams,
+    policy_fc: Dense,
     /// Rows permuted like `policy_fc`.
-    value_fc1: DenseParams,
-    value_fc2: DenseParams,
-    moves_left_fc: Option<DenseParams>,
+    value_fc1: Dense,
+    value_fc2: Dense,
+    moves_left_fc: Option<Dense>,
 }
 
 /// What the forward pass keeps of one convolution for the backward pass.
@@ -150,23 +143,7 @@ fn resnet(net: &PolicyValueNet) -> Result<&ResNetBody, ModelError> {
 }
 
 fn conv_params(cb: &ConvBn) -> Result<ConvParams, ModelError> {
-    let w = cb.conv.weight.val();
-    let [outputs, inputs, kh, kw] = w.dims();
-    if kh != kw || !(kh == 1 || kh == 3) {
-        return Err(ModelError::Backend(format!(
-            "CPU training kernels support 1x1 and 3x3 convolutions, not {kh}x{kw}"
-        )));
-    }
-    let w = floats(w)?;
-    let k = kh;
-    let mut weight = vec![0.0; w.len()];
-    for o in 0..outputs {
-        for i in 0..inputs {
-            for kk in 0..k * k {
-                weight[(kk * inputs + i) * outputs + o] = w[(o * inputs + i) * k * k + kk];
-            }
-        }
-    }
+    let (weight, k, inputs, outputs) = kernel_layout_weight(cb)?;
     let bias = cb.conv.bias.as_ref().map(|b| floats(b.val())).transpose()?;
     let (gamma, beta, epsilon) = match &cb.bn {
         Some(bn) => (
@@ -202,52 +179,15 @@ fn burn_conv_weight(c: &ConvParams) -> Vec<f32> {
     w
 }
 
-fn dense_params(
-    l: &Linear,
-    channels_last: Option<(usize, usize)>,
-) -> Result<DenseParams, ModelError> {
-    let w = l.weight.val();
-    let [inputs, outputs] = w.dims();
-    let mut weight = floats(w)?;
-    if let Some((channels, area)) = channels_last {
-        weight = reorder_rows(&weight, outputs, channels, area, false);
-    }
-    let bias = match &l.bias {
-        Some(b) => floats(b.val())?,
-        None => vec![0.0; outputs],
-    };
-    Ok(DenseParams {
-        inputs,
-        outputs,
-        weight,
-        bias,
+fn dense_params(l: &Linear, channels_last: Option<(usize, usize)>) -> Result<Dense, ModelError> {
+    let d = dense_from(l)?;
+    Ok(match channels_last {
+        Some((channels, area)) => Dense {
+            weight: reorder_rows(&d.weight, d.outputs, channels, area, false),
+            ..d
+        },
+        None => d,
     })
-}
-
-/// Reorders the rows of a `[channels * area, outputs]` weight between burn's
-/// channel-major feature order (`c * area + square`) and the kernels'
-/// channels-last order (`square * channels + c`); `to_burn` picks the direction.
-fn reorder_rows(
-    weight: &[f32],
-    outputs: usize,
-    channels: usize,
-    area: usize,
-    to_burn: bool,
-) -> Vec<f32> {
-    let mut out = vec![0.0; weight.len()];
-    for c in 0..channels {
-        for sq in 0..area {
-            let burn_row = (c * area + sq) * outputs;
-            let last_row = (sq * channels + c) * outputs;
-            let (from, to) = if to_burn {
-                (last_row, burn_row)
-            } else {
-                (burn_row, last_row)
-            };
-            out[to..to + outputs].copy_from_slice(&weight[from..from + outputs]);
-        }
-    }
-    out
 }
 
 impl Params {
@@ -570,7 +510,9 @@ impl KernelTrainer {
         let blocks = p.blocks();
         let ip = 1 + 2 * blocks;
         let width = p.convs[0].outputs;
-        let mut scratch = Scratch {
+        let mut bw = Backward {
+            unfold,
+            chunk_rows: cr,
             partials: &mut ws.partials,
             flipped: &mut ws.flipped,
         };
@@ -611,17 +553,7 @@ impl KernelTrainer {
         let dv = &mut d_head[..rows * p.convs[ip + 1].outputs];
         relu_mask(dv, &tv.out);
         let (c, gc) = (&p.convs[ip + 1], &mut g.convs[ip + 1]);
-        conv_layer_backward(
-            unfold,
-            c,
-            gc,
-            tv,
-            body_out,
-            cr,
-            dv,
-            Some((&mut *d_body, false)),
-            &mut scratch,
-        );
+        bw.conv_layer(c, gc, tv, body_out, dv, Some((&mut *d_body, false)));
         dense_backward(
             &p.policy_fc,
             &mut g.policy_fc,
@@ -634,17 +566,7 @@ impl KernelTrainer {
         let dp = &mut d_head[..rows * p.convs[ip].outputs];
         relu_mask(dp, &tp.out);
         let (c, gc) = (&p.convs[ip], &mut g.convs[ip]);
-        conv_layer_backward(
-            unfold,
-            c,
-            gc,
-            tp,
-            body_out,
-            cr,
-            dp,
-            Some((&mut *d_body, true)),
-            &mut scratch,
-        );
+        bw.conv_layer(c, gc, tp, body_out, dp, Some((&mut *d_body, true)));
         // Residual blocks, last first; d_body holds the gradient with
         // respect to the block's output.
         for i in (0..blocks).rev() {
@@ -671,44 +593,14 @@ impl KernelTrainer {
             }
             let d_mid = sized(&mut ws.d_mid, rows * p.convs[ia].outputs);
             let (c, gc) = (&p.convs[ib], &mut g.convs[ib]);
-            conv_layer_backward(
-                unfold,
-                c,
-                gc,
-                tb,
-                &ta.out,
-                cr,
-                db,
-                Some((&mut *d_mid, false)),
-                &mut scratch,
-            );
+            bw.conv_layer(c, gc, tb, &ta.out, db, Some((&mut *d_mid, false)));
             relu_mask(d_mid, &ta.out);
             let (c, gc) = (&p.convs[ia], &mut g.convs[ia]);
-            conv_layer_backward(
-                unfold,
-                c,
-                gc,
-                ta,
-                block_in,
-                cr,
-                d_mid,
-                Some((&mut *d_body, true)),
-                &mut scratch,
-            );
+            bw.conv_layer(c, gc, ta, block_in, d_mid, Some((&mut *d_body, true)));
         }
         relu_mask(d_body, &body_traces[0].out);
         let (c, gc) = (&p.convs[0], &mut g.convs[0]);
-        conv_layer_backward(
-            unfold,
-            c,
-            gc,
-            &body_traces[0],
-            &ws.input,
-            cr,
-            d_body,
-            None,
-            &mut scratch,
-        );
+        bw.conv_layer(c, gc, &body_traces[0], &ws.input, d_body, None);
     }
 
     /// The gradients of the last [`KernelTrainer::forward_backward`] as
@@ -745,7 +637,7 @@ impl KernelTrainer {
         let area = self.area;
         let pc = r.policy_conv.conv.weight.dims()[0];
         let vc = r.value_conv.conv.weight.dims()[0];
-        let mut dense = |l: &Linear, gl: &DenseParams, channels_last: Option<usize>| {
+        let mut dense = |l: &Linear, gl: &Dense, channels_last: Option<usize>| {
             let w = match channels_last {
                 Some(c) => reorder_rows(&gl.weight, gl.outputs, c, area, true),
                 None => gl.weight.clone(),
@@ -792,8 +684,11 @@ impl KernelTrainer {
     }
 }
 
-/// Per-step scratch buffers of the backward pass.
-struct Scratch<'a> {
+/// What every layer's backward pass shares: the unfolding, the chunk size
+/// and scratch buffers.
+struct Backward<'a> {
+    unfold: &'a Unfold3x3,
+    chunk_rows: usize,
     /// Per-chunk partial weight gradients.
     partials: &'a mut Vec<f32>,
     /// A 3x3 kernel flipped for the input gradient.
@@ -927,129 +822,129 @@ fn conv_layer_forward(
     }
 }
 
-/// One convolution layer backward.  `d` is the gradient with respect to
-/// the layer's output before its activation; it is turned in place into the
-/// gradient of the convolution's product.  Writes the layer's parameter
-/// gradients to `g` and, when asked, the gradient with respect to its input
-/// `x` to `dx` (added when the flag is set).
-#[allow(clippy::too_many_arguments)]
-fn conv_layer_backward(
-    unfold: &Unfold3x3,
-    c: &ConvParams,
-    g: &mut ConvParams,
-    t: &ConvTrace,
-    x: &[f32],
-    chunk_rows: usize,
-    d: &mut [f32],
-    dx: Option<(&mut [f32], bool)>,
-    scratch: &mut Scratch<'_>,
-) {
-    let (cin, cout, k) = (c.inputs, c.outputs, c.kernel);
-    let rows = d.len() / cout;
-    let xhat = &t.pre[..rows * cout];
-    match &c.gamma {
-        Some(gamma) => {
-            let d_beta = column_sums(d, d, cout, chunk_rows, |v, _, _| f64::from(v));
-            let d_gamma = column_sums(d, xhat, cout, chunk_rows, |v, xh, _| {
-                f64::from(v) * f64::from(xh)
-            });
-            let inv_count = 1.0 / rows as f64;
-            let mean_d: Vec<f32> = d_beta.iter().map(|s| (s * inv_count) as f32).collect();
-            let mean_dx: Vec<f32> = d_gamma.iter().map(|s| (s * inv_count) as f32).collect();
-            let scale: Vec<f32> = (0..cout).map(|j| gamma[j] * t.inv_std[j]).collect();
-            d.par_chunks_mut(chunk_rows * cout)
-                .zip(xhat.par_chunks(chunk_rows * cout))
-                .for_each(|(dc, xc)| {
-                    for (dr, xr) in dc.chunks_exact_mut(cout).zip(xc.chunks_exact(cout)) {
-                        for j in 0..cout {
-                            dr[j] = scale[j] * (dr[j] - mean_d[j] - xr[j] * mean_dx[j]);
-                        }
-                    }
+impl Backward<'_> {
+    /// One convolution layer backward.  `d` is the gradient with respect to
+    /// the layer's output before its activation; it is turned in place into
+    /// the gradient of the convolution's product.  Writes the layer's
+    /// parameter gradients to `g` and, when asked, the gradient with respect
+    /// to its input `x` to `dx` (added when the flag is set).
+    fn conv_layer(
+        &mut self,
+        c: &ConvParams,
+        g: &mut ConvParams,
+        t: &ConvTrace,
+        x: &[f32],
+        d: &mut [f32],
+        dx: Option<(&mut [f32], bool)>,
+    ) {
+        let (unfold, chunk_rows) = (self.unfold, self.chunk_rows);
+        let (cin, cout, k) = (c.inputs, c.outputs, c.kernel);
+        let rows = d.len() / cout;
+        let xhat = &t.pre[..rows * cout];
+        match &c.gamma {
+            Some(gamma) => {
+                let d_beta = column_sums(d, d, cout, chunk_rows, |v, _, _| f64::from(v));
+                let d_gamma = column_sums(d, xhat, cout, chunk_rows, |v, xh, _| {
+                    f64::from(v) * f64::from(xh)
                 });
-            g.gamma = Some(d_gamma.iter().map(|&v| v as f32).collect());
-            g.beta = Some(d_beta.iter().map(|&v| v as f32).collect());
-        }
-        None => {
-            let d_bias = column_sums(d, d, cout, chunk_rows, |v, _, _| f64::from(v));
-            g.bias = Some(d_bias.iter().map(|&v| v as f32).collect());
-        }
-    }
-    let dz: &[f32] = d;
-    // Weight gradient: the sum over chunks of unfold(x)ᵀ · dz.
-    let wlen = k * k * cin * cout;
-    let chunks = rows.div_ceil(chunk_rows);
-    let partials = sized(scratch.partials, chunks * wlen);
-    partials
-        .par_chunks_mut(wlen)
-        .zip(x[..rows * cin].par_chunks(chunk_rows * cin))
-        .zip(dz.par_chunks(chunk_rows * cout))
-        .for_each(|((pw, xi), di)| {
-            let r = xi.len() / cin;
-            let rhs = View::rows(di, cout);
-            if k == 1 {
-                gemm_views(cin, cout, r, pw, false, View::rows(xi, cin).t(), rhs, false);
-                return;
+                let inv_count = 1.0 / rows as f64;
+                let mean_d: Vec<f32> = d_beta.iter().map(|s| (s * inv_count) as f32).collect();
+                let mean_dx: Vec<f32> = d_gamma.iter().map(|s| (s * inv_count) as f32).collect();
+                let scale: Vec<f32> = (0..cout).map(|j| gamma[j] * t.inv_std[j]).collect();
+                d.par_chunks_mut(chunk_rows * cout)
+                    .zip(xhat.par_chunks(chunk_rows * cout))
+                    .for_each(|(dc, xc)| {
+                        for (dr, xr) in dc.chunks_exact_mut(cout).zip(xc.chunks_exact(cout)) {
+                            for j in 0..cout {
+                                dr[j] = scale[j] * (dr[j] - mean_d[j] - xr[j] * mean_dx[j]);
+                            }
+                        }
+                    });
+                g.gamma = Some(d_gamma.iter().map(|&v| v as f32).collect());
+                g.beta = Some(d_beta.iter().map(|&v| v as f32).collect());
             }
-            COLS.with(|cols| {
-                let mut cols = cols.borrow_mut();
-                let u = sized(&mut cols, r * 9 * cin);
-                unfold.apply(cin, r, xi, u);
-                gemm_views(
-                    9 * cin,
-                    cout,
-                    r,
-                    pw,
-                    false,
-                    View::rows(u, 9 * cin).t(),
-                    rhs,
-                    false,
-                );
-            });
-        });
-    let (first, rest) = partials.split_at(wlen);
-    g.weight.copy_from_slice(first);
-    for p in rest.chunks_exact(wlen) {
-        for (w, v) in g.weight.iter_mut().zip(p) {
-            *w += v;
+            None => {
+                let d_bias = column_sums(d, d, cout, chunk_rows, |v, _, _| f64::from(v));
+                g.bias = Some(d_bias.iter().map(|&v| v as f32).collect());
+            }
         }
-    }
-    // Input gradient: dz · Wᵀ, for a 3x3 kernel the convolution of dz with
-    // the kernel flipped and its inputs and outputs swapped.
-    let Some((dx, accumulate)) = dx else { return };
-    if k == 1 {
-        dx[..rows * cin]
-            .par_chunks_mut(chunk_rows * cin)
+        let dz: &[f32] = d;
+        // Weight gradient: the sum over chunks of unfold(x)ᵀ · dz.
+        let wlen = k * k * cin * cout;
+        let chunks = rows.div_ceil(chunk_rows);
+        let partials = sized(self.partials, chunks * wlen);
+        partials
+            .par_chunks_mut(wlen)
+            .zip(x[..rows * cin].par_chunks(chunk_rows * cin))
             .zip(dz.par_chunks(chunk_rows * cout))
-            .for_each(|(o, di)| {
-                let r = di.len() / cout;
-                let (lhs, rhs) = (View::rows(di, cout), View::rows(&c.weight, cout).t());
-                gemm_views(r, cin, cout, o, accumulate, lhs, rhs, false);
+            .for_each(|((pw, xi), di)| {
+                let r = xi.len() / cin;
+                let rhs = View::rows(di, cout);
+                if k == 1 {
+                    gemm_views(cin, cout, r, pw, false, View::rows(xi, cin).t(), rhs, false);
+                    return;
+                }
+                COLS.with(|cols| {
+                    let mut cols = cols.borrow_mut();
+                    let u = sized(&mut cols, r * 9 * cin);
+                    unfold.apply(cin, r, xi, u);
+                    gemm_views(
+                        9 * cin,
+                        cout,
+                        r,
+                        pw,
+                        false,
+                        View::rows(u, 9 * cin).t(),
+                        rhs,
+                        false,
+                    );
+                });
             });
-        return;
-    }
-    let flipped = sized(scratch.flipped, wlen);
-    for kk in 0..9 {
-        for o in 0..cout {
-            for i in 0..cin {
-                flipped[(kk * cout + o) * cin + i] = c.weight[((8 - kk) * cin + i) * cout + o];
+        let (first, rest) = partials.split_at(wlen);
+        g.weight.copy_from_slice(first);
+        for p in rest.chunks_exact(wlen) {
+            for (w, v) in g.weight.iter_mut().zip(p) {
+                *w += v;
             }
         }
+        // Input gradient: dz · Wᵀ, for a 3x3 kernel the convolution of dz with
+        // the kernel flipped and its inputs and outputs swapped.
+        let Some((dx, accumulate)) = dx else { return };
+        if k == 1 {
+            dx[..rows * cin]
+                .par_chunks_mut(chunk_rows * cin)
+                .zip(dz.par_chunks(chunk_rows * cout))
+                .for_each(|(o, di)| {
+                    let r = di.len() / cout;
+                    let (lhs, rhs) = (View::rows(di, cout), View::rows(&c.weight, cout).t());
+                    gemm_views(r, cin, cout, o, accumulate, lhs, rhs, false);
+                });
+            return;
+        }
+        let flipped = sized(self.flipped, wlen);
+        for kk in 0..9 {
+            for o in 0..cout {
+                for i in 0..cin {
+                    flipped[(kk * cout + o) * cin + i] = c.weight[((8 - kk) * cin + i) * cout + o];
+                }
+            }
+        }
+        conv_product(
+            unfold,
+            3,
+            cout,
+            cin,
+            flipped,
+            dz,
+            chunk_rows,
+            &mut dx[..rows * cin],
+            accumulate,
+        );
     }
-    conv_product(
-        unfold,
-        3,
-        cout,
-        cin,
-        flipped,
-        dz,
-        chunk_rows,
-        &mut dx[..rows * cin],
-        accumulate,
-    );
 }
 
 /// `out = x W + b` over `n` rows (ReLU'd with `relu`).
-fn dense_forward(l: &DenseParams, n: usize, x: &[f32], out: &mut Vec<f32>, relu: bool) {
+fn dense_forward(l: &Dense, n: usize, x: &[f32], out: &mut Vec<f32>, relu: bool) {
     let out = sized(out, n * l.outputs);
     let (lhs, rhs) = (
         View::rows(&x[..n * l.inputs], l.inputs),
@@ -1066,8 +961,8 @@ fn dense_forward(l: &DenseParams, n: usize, x: &[f32], out: &mut Vec<f32>, relu:
 /// Gradients of `y = x W + b` given `dy`: weight and bias into `g`, and
 /// `dx = dy Wᵀ` into `dx` (added to what is there with `accumulate`).
 fn dense_backward(
-    l: &DenseParams,
-    g: &mut DenseParams,
+    l: &Dense,
+    g: &mut Dense,
     n: usize,
     x: &[f32],
     dy: &[f32],
@@ -1174,7 +1069,7 @@ mod tests {
             batch
                 .push(&pos, np, rng.random_range(0..3), &moves, &targets, wdl, ml)
                 .unwrap();
-            let m = moves[rng.random_range(0..moves.len())].clone();
+            let m = moves[rng.random_range(0..moves.len())];
             pos.play_unchecked(&m);
         }
         batch
