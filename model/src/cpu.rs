@@ -481,40 +481,8 @@ pub(crate) fn gemm_views(
 
 /// `dst[m, n] = lhs[m, k] x rhs[k, n]`, all row-major and dense.
 fn matmul(m: usize, k: usize, n: usize, lhs: &[f32], rhs: &[f32], dst: &mut [f32]) {
-    assert!(lhs.len() >= m * k && rhs.len() >= k * n && dst.len() >= m * n);
-    if m == 0 || n == 0 {
-        return;
-    }
-    if k == 0 {
-        dst[..m * n].fill(0.0);
-        return;
-    }
-    // SAFETY: the assert above bounds every access of the three row-major
-    // matrices (row stride = their column count, column stride 1); `dst`
-    // does not alias the inputs (a `&mut` slice beside two `&` slices).
-    unsafe {
-        gemm::gemm(
-            m,
-            n,
-            k,
-            dst.as_mut_ptr(),
-            1,
-            n as isize,
-            false,
-            lhs.as_ptr(),
-            1,
-            k as isize,
-            rhs.as_ptr(),
-            1,
-            n as isize,
-            0.0,
-            1.0,
-            false,
-            false,
-            false,
-            gemm::Parallelism::None,
-        )
-    }
+    let (lhs, rhs) = (View::rows(lhs, k), View::rows(rhs, n));
+    gemm_views(m, n, k, dst, false, lhs, rhs, false);
 }
 
 /// `out = relu(out + bias)` row by row (`bias` has one entry per column).

@@ -199,8 +199,18 @@ impl Trainer {
     /// Starts training from a model's weights (its step count carries on),
     /// with the CPU kernels where they apply and burn's autodiff elsewhere.
     pub fn new(model: &Model, config: TrainConfig) -> Trainer {
-        let kernels = Trainer::with_engine(model, config.clone(), TrainingEngine::Kernels);
-        kernels.unwrap_or_else(|_| Trainer::burn(model, config))
+        let engine = Trainer::default_engine(model);
+        let trainer = Trainer::with_engine(model, config.clone(), engine);
+        trainer.unwrap_or_else(|_| Trainer::burn(model, config))
+    }
+
+    /// The kernels for a ResNet on the `flex` backend, burn's autodiff otherwise.
+    fn default_engine(model: &Model) -> TrainingEngine {
+        if model.backend() == DeviceChoice::Flex && model.net().resnet.is_some() {
+            TrainingEngine::Kernels
+        } else {
+            TrainingEngine::Burn
+        }
     }
 
     /// Starts training with a given engine; the kernels need a ResNet on the
@@ -213,7 +223,7 @@ impl Trainer {
         if engine == TrainingEngine::Burn {
             return Ok(Trainer::burn(model, config));
         }
-        if model.backend() != DeviceChoice::Flex || model.net().resnet.is_none() {
+        if Trainer::default_engine(model) != TrainingEngine::Kernels {
             return Err(ModelError::BadInput(
                 "the CPU training kernels need a ResNet on the flex backend".into(),
             ));
@@ -263,8 +273,7 @@ impl Trainer {
         state: &TrainerState,
         config: TrainConfig,
     ) -> Result<Trainer, ModelError> {
-        let engine = Trainer::new(model, config.clone()).engine();
-        Trainer::resume_with_engine(model, state, config, engine)
+        Trainer::resume_with_engine(model, state, config, Trainer::default_engine(model))
     }
 
     /// [`Trainer::resume`] with a given engine (the checkpoint does not
@@ -408,12 +417,11 @@ fn check_finite(losses: &Losses) -> Result<(), ModelError> {
 pub(crate) fn burn_losses(
     net: &PolicyValueNet,
     batch: &TrainBatch,
-    device: &Device,
+    dev: &Device,
     config: &TrainConfig,
 ) -> Result<(Tensor<1>, Losses), ModelError> {
     let n = batch.len;
     let e = &batch.encoding;
-    let dev = device;
     let x = Tensor::<4>::from_data(
         TensorData::new(batch.inputs.clone(), [n, e.planes(), e.rows(), e.cols()]),
         dev,
