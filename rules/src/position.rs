@@ -68,6 +68,8 @@ pub enum PositionError {
     },
     /// A man on the row where it would already have been crowned (square number given).
     ManOnPromotionRow { color: Color, square: u32 },
+    /// Bitboard bits that are not squares of the board (the mask of them given).
+    BitsOffBoard(u64),
 }
 
 impl fmt::Display for PositionError {
@@ -85,6 +87,9 @@ impl fmt::Display for PositionError {
                 "a {} man on square {square} stands on its own crowning row",
                 color.name()
             ),
+            PositionError::BitsOffBoard(bits) => {
+                write!(f, "bitboard bits {bits:#x} are not squares of the board")
+            }
         }
     }
 }
@@ -183,6 +188,46 @@ impl Position {
             pieces,
             kings,
         ))
+    }
+
+    /// Builds a position from bitboards in the variant's layout, with the
+    /// same checks as [`Position::from_setup`] but without allocating (for
+    /// code that enumerates positions, such as endgame-table builders).
+    pub fn from_bitboards_checked(
+        variant: Variant,
+        side: Color,
+        bb: Bitboards,
+    ) -> Result<Position, PositionError> {
+        let g = variant.geometry();
+        let all = bb.pieces[0] | bb.pieces[1];
+        let off = (all | bb.kings) & !g.valid();
+        if off != 0 {
+            return Err(PositionError::BitsOffBoard(off));
+        }
+        let both = bb.pieces[0] & bb.pieces[1];
+        if both != 0 {
+            let sq = g.square(both.trailing_zeros());
+            return Err(PositionError::DuplicateSquare(variant.square_number(sq)));
+        }
+        if bb.kings & !all != 0 {
+            return Err(PositionError::BitsOffBoard(bb.kings & !all));
+        }
+        for (color, crown_row) in [
+            (Color::Black, g.bottom_rows(1)),
+            (Color::White, g.top_rows(1)),
+        ] {
+            let bad = bb.men(color) & crown_row;
+            if bad != 0 {
+                let square = variant.square_number(g.square(bad.trailing_zeros()));
+                return Err(PositionError::ManOnPromotionRow { color, square });
+            }
+            let count = bb.pieces[color.index()].count_ones() as usize;
+            let max = variant.rules().setup_rows as usize * g.per_row() as usize;
+            if count > max {
+                return Err(PositionError::TooManyPieces { color, count, max });
+            }
+        }
+        Ok(Position::from_bitboards(variant, side, bb.pieces, bb.kings))
     }
 
     fn from_bitboards(variant: Variant, side: Color, pieces: [u64; 2], kings: u64) -> Position {
@@ -477,5 +522,50 @@ impl fmt::Display for Position {
             writeln!(f)?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fen::parse_fen;
+
+    #[test]
+    fn from_bitboards_checked_round_trips_and_refuses_bad_boards() {
+        let p = parse_fen(Variant::English, "W:W18,K30:B5,K12").unwrap();
+        let q =
+            Position::from_bitboards_checked(p.variant(), p.side_to_move(), p.bitboards()).unwrap();
+        assert_eq!(p, q);
+        assert_eq!(p.hash(), q.hash());
+
+        let g = Geometry::EIGHT;
+        let bit = |n: u8| 1u64 << g.bit(Square(n - 1));
+        let check = |pieces: [u64; 2], kings: u64| {
+            Position::from_bitboards_checked(
+                Variant::English,
+                Color::Black,
+                Bitboards { pieces, kings },
+            )
+        };
+        assert_eq!(
+            check([bit(5), bit(5)], 0),
+            Err(PositionError::DuplicateSquare(5))
+        );
+        assert!(matches!(
+            check([1 << 8, 0], 0),
+            Err(PositionError::BitsOffBoard(_))
+        ));
+        assert!(matches!(
+            check([bit(5), 0], bit(6)),
+            Err(PositionError::BitsOffBoard(_))
+        ));
+        assert_eq!(
+            check([bit(30), 0], 0),
+            Err(PositionError::ManOnPromotionRow {
+                color: Color::Black,
+                square: 30
+            })
+        );
+        assert!(check([bit(30), 0], bit(30)).is_ok());
     }
 }
