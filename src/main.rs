@@ -40,6 +40,8 @@ enum Command {
     Train(commands::train::Args),
     /// Export a model for other front ends: ONNX or safetensors, with a JSON card.
     Export(commands::export::Args),
+    /// Endgame tables: build, probe, verify, stats.
+    Egdb(commands::egdb::Args),
     /// Speed tests (`bench nn`: network inference and training rates; `bench selfplay`).
     Bench(commands::bench::Args),
 }
@@ -96,6 +98,7 @@ fn main() -> ExitCode {
         Command::Train(args) => commands::train::run(&args),
         Command::Export(args) => commands::export::run(&args),
         Command::Bench(args) => commands::bench::run(&args),
+        Command::Egdb(args) => commands::egdb::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

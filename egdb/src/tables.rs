@@ -78,7 +78,12 @@ impl Egdb {
     /// and checks their checksums.  The distance files are read on first use.
     pub fn open(dir: impl AsRef<Path>) -> Result<Egdb, EgdbError> {
         let dir = dir.as_ref();
-        let entries = std::fs::read_dir(dir).map_err(EgdbError::io(dir))?;
+        let entries = match std::fs::read_dir(dir) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(EgdbError::NoTables(dir.to_path_buf()));
+            }
+            other => other.map_err(EgdbError::io(dir))?,
+        };
         let mut files = Vec::new();
         for entry in entries {
             let path = entry.map_err(EgdbError::io(dir))?.path();

@@ -3,6 +3,7 @@
 pub mod analyze;
 pub mod bench;
 pub mod config;
+pub mod egdb;
 pub mod export;
 pub mod infer;
 pub mod matchcmd;
