@@ -9,16 +9,28 @@
 //!
 //! Scores are from the side to move's point of view, in hundredths of a man;
 //! a win in `n` plies scores `MATE - n`.
+//!
+//! With endgame tables ([`AlphaBeta::set_tables`]) every position they hold
+//! is scored exactly inside the tree (`TABLE_WIN - ply` for a win, 0 for a
+//! draw), and a won or lost root is played from the tables alone: the win
+//! converted by the shortest route, the loss prolonged.
 
 use crate::eval;
 use crate::tt::{Bound, MoveKey, TranspositionTable};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
+use tammi_egdb::{Egdb, Wdl};
 use tammi_rules::{DrawRules, Game, Move, MoveList, Position};
 
 /// Score of a win at the root (minus the plies it takes).
 pub const MATE: i32 = 30_000;
 /// Scores beyond this are wins or losses, not evaluations.
 pub const MATE_BOUND: i32 = MATE - 1_000;
+/// Score of a position the endgame tables call won, reached at the root
+/// (minus the plies to reach it): above every evaluation, below every mate.
+pub const TABLE_WIN: i32 = 20_000;
+/// Scores beyond this (and below [`MATE_BOUND`]) are table wins or losses.
+pub const TABLE_BOUND: i32 = TABLE_WIN - 1_000;
 /// Deepest ply the search can reach (extensions included).
 pub const MAX_PLY: usize = 128;
 
@@ -72,6 +84,8 @@ pub struct SearchResult {
     pub depth: u32,
     /// Nodes visited (every position searched, extensions included).
     pub nodes: u64,
+    /// Positions scored by the endgame tables (the root included when it was played from them).
+    pub table_hits: u64,
     pub elapsed: Duration,
 }
 
@@ -97,6 +111,12 @@ pub struct AlphaBeta {
     /// Hashes of the game's reversible tail and of the search path, oldest first.
     path: Vec<u64>,
     draw_rules: DrawRules,
+    /// Endgame tables, if given: exact scores for the positions they hold.
+    tables: Option<Arc<Egdb>>,
+    /// Most pieces of a position the tables hold (0 without tables).
+    table_pieces: u32,
+    /// Positions scored by the tables in the current search.
+    table_hits: u64,
     nodes: u64,
     node_limit: u64,
     deadline: Option<Instant>,
@@ -124,11 +144,37 @@ impl AlphaBeta {
                 threefold_repetition: true,
                 no_progress_plies: None,
             },
+            tables: None,
+            table_pieces: 0,
+            table_hits: 0,
             nodes: 0,
             node_limit: u64::MAX,
             deadline: None,
             stopped: false,
         }
+    }
+
+    /// Uses endgame tables (of the game's variant) from now on, or none.
+    pub fn set_tables(&mut self, tables: Option<Arc<Egdb>>) {
+        self.table_pieces = tables.as_ref().map_or(0, |t| t.max_pieces());
+        self.tables = tables;
+        self.tt.clear();
+    }
+
+    /// The exact score of a position the tables hold, from the side to move.
+    #[inline]
+    fn table_score(&mut self, pos: &Position, ply: usize) -> Option<i32> {
+        let bb = pos.bitboards();
+        if (bb.pieces[0] | bb.pieces[1]).count_ones() > self.table_pieces {
+            return None;
+        }
+        let wdl = self.tables.as_ref()?.probe(pos)?;
+        self.table_hits += 1;
+        Some(match wdl {
+            Wdl::Win => TABLE_WIN - ply as i32,
+            Wdl::Draw => 0,
+            Wdl::Loss => -(TABLE_WIN - ply as i32),
+        })
     }
 
     /// Forget the transposition table and ordering statistics (e.g. for a new game).
@@ -144,6 +190,7 @@ impl AlphaBeta {
         let start = Instant::now();
         self.draw_rules = game.draw_rules();
         self.nodes = 0;
+        self.table_hits = 0;
         self.stopped = false;
         self.node_limit = limits.nodes.unwrap_or(u64::MAX);
         self.deadline = limits.movetime.map(|t| start + t);
@@ -169,11 +216,36 @@ impl AlphaBeta {
             pv: Vec::new(),
             depth: 0,
             nodes: 0,
+            table_hits: 0,
             elapsed: Duration::ZERO,
         };
         let mut moves = root.legal_moves();
         if moves.is_empty() {
             result.score = -MATE;
+            result.elapsed = start.elapsed();
+            return result;
+        }
+        // A won or lost root is played from the tables: their move converts
+        // the win (or holds out longest), which a search with exact but
+        // distance-free scores would not guarantee.
+        if root
+            .bitboards()
+            .pieces
+            .iter()
+            .map(|p| p.count_ones())
+            .sum::<u32>()
+            <= self.table_pieces
+            && let Some(tm) = self.tables.as_ref().and_then(|t| t.best_move(&root))
+        {
+            result.best = Some(tm.mv);
+            result.pv = vec![tm.mv];
+            result.score = if tm.wdl == Wdl::Win {
+                TABLE_WIN
+            } else {
+                -TABLE_WIN
+            };
+            result.nodes = 1;
+            result.table_hits = 1;
             result.elapsed = start.elapsed();
             return result;
         }
@@ -203,6 +275,7 @@ impl AlphaBeta {
             }
         }
         result.nodes = self.nodes;
+        result.table_hits = self.table_hits;
         result.elapsed = start.elapsed();
         result.pv = self.principal_variation(&root, result.best);
         result
@@ -306,6 +379,9 @@ impl AlphaBeta {
             .is_some_and(|n| np >= n as u32)
         {
             return 0;
+        }
+        if let Some(score) = self.table_score(pos, ply) {
+            return score;
         }
         let mut list = std::mem::take(&mut self.lists[ply]);
         pos.legal_moves_into(&mut list);
@@ -459,11 +535,11 @@ impl AlphaBeta {
     }
 }
 
-/// Mate scores are stored relative to the node, not the root.
+/// Mate and table-win scores are stored relative to the node, not the root.
 fn to_tt(score: i32, ply: usize) -> i32 {
-    if score >= MATE_BOUND {
+    if score >= TABLE_BOUND {
         score + ply as i32
-    } else if score <= -MATE_BOUND {
+    } else if score <= -TABLE_BOUND {
         score - ply as i32
     } else {
         score
@@ -471,9 +547,9 @@ fn to_tt(score: i32, ply: usize) -> i32 {
 }
 
 fn from_tt(score: i32, ply: usize) -> i32 {
-    if score >= MATE_BOUND {
+    if score >= TABLE_BOUND {
         score - ply as i32
-    } else if score <= -MATE_BOUND {
+    } else if score <= -TABLE_BOUND {
         score + ply as i32
     } else {
         score

@@ -13,5 +13,5 @@ pub mod spec;
 pub mod stats;
 pub mod tt;
 
-pub use alphabeta::{AlphaBeta, MATE, SearchLimits, SearchOptions, SearchResult};
+pub use alphabeta::{AlphaBeta, MATE, SearchLimits, SearchOptions, SearchResult, TABLE_WIN};
 pub use spec::{PlayerSpec, SpecError};

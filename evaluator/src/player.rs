@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
+use tammi_egdb::Egdb;
 use tammi_model::{DeviceChoice, Evaluator, Model, UniformEvaluator};
 use tammi_rules::{Game, Move, Variant};
 use tammi_selfplay::{MoveBudget, RootSelection, Search, SelfPlayConfig};
@@ -88,6 +89,12 @@ impl AlphaBetaPlayer {
             limits,
             name,
         }
+    }
+
+    /// The same player searching with endgame tables.
+    pub fn with_tables(mut self, tables: Arc<Egdb>) -> AlphaBetaPlayer {
+        self.engine.set_tables(Some(tables));
+        self
     }
 }
 
@@ -212,6 +219,30 @@ fn shared_evaluator(path: &Path, variant: Variant) -> Result<Arc<dyn Evaluator>,
     Ok(ev)
 }
 
+/// Opens a table directory once per process; players share the tables
+/// (they are read-only, and a directory's tables do not change during a run).
+pub fn shared_tables(dir: &Path, variant: Variant) -> Result<Arc<Egdb>, SpecError> {
+    static CACHE: OnceLock<Mutex<HashMap<PathBuf, Arc<Egdb>>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    let mut map = cache.lock().expect("no panics while locked");
+    let tables = match map.get(dir) {
+        Some(t) => t.clone(),
+        None => {
+            let t = Arc::new(Egdb::open(dir).map_err(|e| SpecError(e.to_string()))?);
+            map.insert(dir.to_path_buf(), t.clone());
+            t
+        }
+    };
+    if tables.variant() != variant {
+        return Err(SpecError(format!(
+            "{} holds {} tables, not {variant}",
+            dir.display(),
+            tables.variant()
+        )));
+    }
+    Ok(tables)
+}
+
 /// Makes a player of `variant` from its spec; `seed` makes random choices reproducible.
 /// An `mcts` player without `model=` searches with the uniform evaluator.
 pub fn make_player(
@@ -225,18 +256,25 @@ pub fn make_player(
             depth,
             movetime,
             hash_mb,
-        } => Ok(Box::new(AlphaBetaPlayer::new(
-            SearchLimits {
-                depth: *depth,
-                movetime: *movetime,
-                nodes: None,
-            },
-            SearchOptions {
-                tt_megabytes: *hash_mb,
-                ..SearchOptions::default()
-            },
-            spec.to_string(),
-        ))),
+            egdb,
+        } => {
+            let player = AlphaBetaPlayer::new(
+                SearchLimits {
+                    depth: *depth,
+                    movetime: *movetime,
+                    nodes: None,
+                },
+                SearchOptions {
+                    tt_megabytes: *hash_mb,
+                    ..SearchOptions::default()
+                },
+                spec.to_string(),
+            );
+            Ok(Box::new(match egdb {
+                Some(dir) => player.with_tables(shared_tables(dir, variant)?),
+                None => player,
+            }))
+        }
         PlayerSpec::Mcts {
             model,
             sims,

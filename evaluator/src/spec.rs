@@ -17,6 +17,8 @@ pub enum PlayerSpec {
         movetime: Option<Duration>,
         /// Transposition table size in MiB.
         hash_mb: usize,
+        /// Endgame table directory (`egdb=DIR`), if the search uses tables.
+        egdb: Option<PathBuf>,
     },
     /// A network through MCTS, by simulations or time (needs the self-play layer).
     Mcts {
@@ -87,13 +89,14 @@ impl FromStr for PlayerSpec {
                 None => Ok(PlayerSpec::Random),
             },
             "alphabeta" => {
-                let (mut depth, mut movetime, mut hash_mb) = (None, None, 32);
+                let (mut depth, mut movetime, mut hash_mb, mut egdb) = (None, None, 32, None);
                 for (k, v) in pairs {
                     match k {
                         "depth" => depth = Some(parse_u32(k, v, 100)?),
                         "movetime" => movetime = Some(parse_duration(v)?),
                         "hash" => hash_mb = parse_u32(k, v, 65536)? as usize,
-                        _ => return Err(unknown(k, "depth, movetime, hash")),
+                        "egdb" if !v.is_empty() => egdb = Some(PathBuf::from(v)),
+                        _ => return Err(unknown(k, "depth, movetime, hash, egdb")),
                     }
                 }
                 if depth.is_none() && movetime.is_none() {
@@ -103,6 +106,7 @@ impl FromStr for PlayerSpec {
                     depth,
                     movetime,
                     hash_mb,
+                    egdb,
                 })
             }
             "mcts" => {
@@ -137,7 +141,10 @@ impl fmt::Display for PlayerSpec {
         match self {
             PlayerSpec::Random => write!(f, "random"),
             PlayerSpec::AlphaBeta {
-                depth, movetime, ..
+                depth,
+                movetime,
+                egdb,
+                ..
             } => {
                 let mut parts = Vec::new();
                 if let Some(d) = depth {
@@ -145,6 +152,9 @@ impl fmt::Display for PlayerSpec {
                 }
                 if let Some(t) = movetime {
                     parts.push(format!("movetime={}", ms(t)));
+                }
+                if let Some(dir) = egdb {
+                    parts.push(format!("egdb={}", dir.display()));
                 }
                 write!(f, "alphabeta:{}", parts.join(","))
             }
@@ -181,7 +191,8 @@ mod tests {
             PlayerSpec::AlphaBeta {
                 depth: Some(6),
                 movetime: None,
-                hash_mb: 32
+                hash_mb: 32,
+                egdb: None,
             }
         );
         assert_eq!(
@@ -189,7 +200,8 @@ mod tests {
             PlayerSpec::AlphaBeta {
                 depth: None,
                 movetime: Some(Duration::from_millis(100)),
-                hash_mb: 32
+                hash_mb: 32,
+                egdb: None,
             }
         );
         assert!(matches!(
@@ -204,6 +216,7 @@ mod tests {
         for s in [
             "alphabeta:depth=6",
             "alphabeta:movetime=250ms",
+            "alphabeta:depth=6,egdb=egdb/english",
             "random",
             "mcts:sims=5",
         ] {
@@ -223,6 +236,7 @@ mod tests {
             "mcts:model=x",
             "chess",
             "alphabeta:depth",
+            "alphabeta:depth=6,egdb=",
         ] {
             assert!(bad.parse::<PlayerSpec>().is_err(), "{bad}");
         }

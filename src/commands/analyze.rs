@@ -2,7 +2,7 @@
 
 use super::{CliError, CliResult, PositionArgs};
 use std::time::Instant;
-use tammi_evaluator::player::make_player;
+use tammi_evaluator::player::{make_player, shared_tables};
 use tammi_evaluator::{AlphaBeta, PlayerSpec, SearchLimits, SearchOptions};
 use tammi_rules::{Game, move_text};
 
@@ -26,6 +26,7 @@ pub fn run(args: &Args) -> CliResult {
         depth,
         movetime,
         hash_mb,
+        egdb,
     } = args.player.clone()
     else {
         return analyze_with_player(args, &game);
@@ -34,6 +35,10 @@ pub fn run(args: &Args) -> CliResult {
         tt_megabytes: hash_mb,
         ..Default::default()
     });
+    let uses_tables = egdb.is_some();
+    if let Some(dir) = egdb {
+        engine.set_tables(Some(shared_tables(&dir, pos.variant())?));
+    }
     let r = engine.search(
         &game,
         &SearchLimits {
@@ -48,7 +53,8 @@ pub fn run(args: &Args) -> CliResult {
     if args.json {
         let out = serde_json::json!({
             "best": best, "score": r.score, "pv": pv, "depth": r.depth,
-            "nodes": r.nodes, "seconds": r.elapsed.as_secs_f64(), "nps": r.nps() as u64,
+            "nodes": r.nodes, "table_hits": r.table_hits,
+            "seconds": r.elapsed.as_secs_f64(), "nps": r.nps() as u64,
         });
         println!("{out}");
     } else {
@@ -60,6 +66,9 @@ pub fn run(args: &Args) -> CliResult {
         println!("pv {}", pv.join(" "));
         println!("depth {}", r.depth);
         println!("nodes {}", r.nodes);
+        if uses_tables {
+            println!("table_hits {}", r.table_hits);
+        }
         println!("seconds {:.3}", r.elapsed.as_secs_f64());
         println!("nps {}", r.nps() as u64);
     }

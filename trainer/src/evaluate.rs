@@ -173,6 +173,7 @@ pub fn play_ladder(
             depth: Some(depth),
             movetime: None,
             hash_mb: 16,
+            egdb: None,
         };
         let match_cfg = MatchConfig {
             variant,
