@@ -134,7 +134,7 @@ impl Egdb {
                 found: file.indices,
             }));
         }
-        self.insert(indexer, file.data, file.counts, file.max_distance, None);
+        self.insert(indexer, file.data, file.counts, file.max_distance);
         Ok(())
     }
 
@@ -145,7 +145,6 @@ impl Egdb {
         wdl: Vec<u8>,
         counts: Counts,
         max_distance: u8,
-        distance: Option<Vec<u8>>,
     ) {
         let material = indexer.material();
         let key = lookup_key(material).expect("slice sizes are checked by the builder");
@@ -156,9 +155,6 @@ impl Egdb {
             max_distance,
             distance: OnceLock::new(),
         };
-        if let Some(d) = distance {
-            let _ = slice.distance.set(Some(d));
-        }
         match self.lookup[key] {
             0 => {
                 self.slices.push(slice);
