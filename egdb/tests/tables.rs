@@ -232,12 +232,22 @@ fn a_killed_build_resumes_at_the_missing_slice() {
 }
 
 #[test]
-fn flying_king_variants_agree_with_the_forward_solver() {
-    for variant in [Variant::Russian, Variant::Brazilian, Variant::Italian] {
+fn other_variants_verify_and_agree_with_the_forward_solver() {
+    for variant in [
+        Variant::Russian,
+        Variant::Brazilian,
+        Variant::Italian,
+        Variant::International,
+    ] {
         let (_dir, egdb) = build_in(variant, 3);
         let report = verify(&egdb, &|_, _| {});
         assert!(report.passed(), "{variant}: {:?}", report.mismatches);
-        for f in ["W:WK32:BK26", "B:W21:BK5", "W:W22,K5:BK15", "B:WK29:B1,5"] {
+        let fens: &[&str] = if variant == Variant::International {
+            &["W:WK46:BK5", "B:W31:BK5", "W:W32,K5:BK15", "B:WK46:B1,7"]
+        } else {
+            &["W:WK32:BK26", "B:W21:BK5", "W:W22,K5:BK15", "B:WK29:B1,5"]
+        };
+        for f in fens {
             let pos = parse_fen(variant, f).unwrap();
             assert_eq!(egdb.probe(&pos), Some(solve_forward(&pos)), "{variant} {f}");
         }
