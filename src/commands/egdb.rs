@@ -64,7 +64,9 @@ pub struct DirArgs {
 
 impl DirArgs {
     fn dir(&self) -> PathBuf {
-        self.dir.clone().unwrap_or_else(|| default_dir(self.variant))
+        self.dir
+            .clone()
+            .unwrap_or_else(|| default_dir(self.variant))
     }
 }
 
@@ -78,7 +80,10 @@ pub fn run(args: &Args) -> CliResult {
 }
 
 fn run_build(args: &BuildArgs) -> CliResult {
-    let dir = args.out.clone().unwrap_or_else(|| default_dir(args.variant));
+    let dir = args
+        .out
+        .clone()
+        .unwrap_or_else(|| default_dir(args.variant));
     let bar = progress_bar(0, "indices");
     let start = Instant::now();
     let built = std::sync::Mutex::new((0usize, 0usize));
@@ -195,7 +200,10 @@ fn run_verify(args: &DirArgs) -> CliResult {
         println!("{out}");
     } else {
         for m in &report.mismatches {
-            println!("MISMATCH {} #{} {}: {}", m.material, m.index, m.fen, m.problem);
+            println!(
+                "MISMATCH {} #{} {}: {}",
+                m.material, m.index, m.fen, m.problem
+            );
         }
         println!(
             "{} slices, {} positions ({} distances) checked in {seconds:.1} s: {}",
