@@ -342,6 +342,7 @@ fn run_selfplay_bench(a: &SelfplayArgs) -> CliResult {
     let finished = run_selfplay(
         ev,
         &cfg,
+        &super::selfplay::run_setup(&cfg, a.variant)?,
         u64::MAX,
         1,
         Duration::from_millis(50),

@@ -16,6 +16,7 @@ use crate::{Observer, derive_seed};
 use std::path::Path;
 use std::time::Instant;
 use tammi_model::{DeviceChoice, Evaluator, Model, UniformEvaluator};
+use tammi_selfplay::{RunSetup, open_tables};
 
 /// Limits of one `tammi train` call (the config's `[run]` limits also apply).
 #[derive(Clone, Debug, Default)]
@@ -119,6 +120,16 @@ pub fn train(
     let variant = cfg.variant().map_err(|e| RunError::Failed(e.0))?;
     let backend = backend(&cfg)?;
     let mut metrics = Metrics::open(&run.metrics_jsonl(), &run.metrics_csv(), &run.tensorboard())?;
+    // Endgame tables, opened once: self-play adjudicates with them.
+    let tables = open_tables(&cfg.selfplay.egdb, variant)
+        .map_err(|e| RunError::Failed(format!("self-play: {e}")))?;
+    if let Some(w) = &tables.warning {
+        observer.line(w);
+    }
+    let setup = RunSetup {
+        tables: tables.egdb.clone(),
+        start: None,
+    };
     let mut buffer = ReplayBuffer::new(variant, cfg.train.window());
     let generations = options.generations.unwrap_or(cfg.run.generations);
     let max_hours = options.max_hours.unwrap_or(cfg.run.max_hours);
@@ -158,6 +169,7 @@ pub fn train(
                     &dir,
                     evaluator.as_ref(),
                     &cfg.selfplay,
+                    &setup,
                     cfg.run.games_per_generation,
                     derive_seed(&[cfg.run.seed, generation, 0x5E1F]),
                     observer,
@@ -179,12 +191,19 @@ pub fn train(
                     metrics.scalar("selfplay/black_wins", generation, st.black_wins as f64 / n)?;
                     metrics.scalar("selfplay/white_wins", generation, st.white_wins as f64 / n)?;
                     metrics.scalar("selfplay/draws", generation, st.draws as f64 / n)?;
+                    if setup.tables.is_some() {
+                        metrics.scalar(
+                            "selfplay/adjudicated",
+                            generation,
+                            st.adjudicated as f64 / n,
+                        )?;
+                    }
                 }
                 state.games += s.games;
                 state.stage = Stage::Train;
                 observer.line(&format!(
                     "generation {generation} selfplay: {} games ({} played now in {:.0}s, {:.2} games/s, \
-                     {:.0} positions/s, avg {:.0} plies, B/W/D {}/{}/{}) with {}",
+                     {:.0} positions/s, avg {:.0} plies, B/W/D {}/{}/{}{}) with {}",
                     s.games,
                     s.played,
                     st.elapsed.as_secs_f64(),
@@ -194,6 +213,11 @@ pub fn train(
                     st.black_wins,
                     st.white_wins,
                     st.draws,
+                    if setup.tables.is_some() {
+                        format!(", {} ended by the tables", st.adjudicated)
+                    } else {
+                        String::new()
+                    },
                     if state.accepted == 0 && cfg.run.uniform_first_generation {
                         "the uniform evaluator".to_string()
                     } else {
