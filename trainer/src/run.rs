@@ -3,6 +3,7 @@
 //! stage's outputs are in place before `state.json` moves on.
 
 use crate::config::RunConfig;
+use crate::endgame::{DEFAULT_POSITIONS, TablePosition, sample_table_positions, value_accuracy};
 use crate::evaluate::{append_records, bounded_elo, gate_generation, ladder_chart, play_ladder};
 use crate::generate::play_generation;
 use crate::learn::train_generation;
@@ -120,7 +121,8 @@ pub fn train(
     let variant = cfg.variant().map_err(|e| RunError::Failed(e.0))?;
     let backend = backend(&cfg)?;
     let mut metrics = Metrics::open(&run.metrics_jsonl(), &run.metrics_csv(), &run.tensorboard())?;
-    // Endgame tables, opened once: self-play adjudicates with them.
+    // Endgame tables, opened once: self-play adjudicates with them, and each
+    // candidate's value head is checked on a fixed sample of their positions.
     let tables = open_tables(&cfg.selfplay.egdb, variant)
         .map_err(|e| RunError::Failed(format!("self-play: {e}")))?;
     if let Some(w) = &tables.warning {
@@ -129,6 +131,14 @@ pub fn train(
     let setup = RunSetup {
         tables: tables.egdb.clone(),
         start: None,
+    };
+    let table_set: Vec<TablePosition> = match &tables.egdb {
+        Some(egdb) => sample_table_positions(
+            egdb,
+            DEFAULT_POSITIONS,
+            derive_seed(&[cfg.run.seed, 0xE6DB]),
+        ),
+        None => Vec::new(),
     };
     let mut buffer = ReplayBuffer::new(variant, cfg.train.window());
     let generations = options.generations.unwrap_or(cfg.run.generations);
@@ -239,13 +249,26 @@ pub fn train(
                 )?;
                 let i = &t.info;
                 if t.trained {
+                    let mut endgame = String::new();
+                    if !table_set.is_empty() {
+                        let candidate = Model::load(&run.candidate(generation), variant, backend)
+                            .map_err(|e| RunError::Failed(e.to_string()))?;
+                        let a = value_accuracy(&candidate.evaluator(), &table_set)
+                            .map_err(|e| RunError::Failed(e.to_string()))?;
+                        metrics.scalar("egdb/value_accuracy", generation, a.accuracy)?;
+                        metrics.scalar("egdb/value_mae", generation, a.mae)?;
+                        endgame = format!(
+                            ", endgame value accuracy {:.2} (mean error {:.3}, {} table positions)",
+                            a.accuracy, a.mae, a.positions
+                        );
+                    }
                     state.trainer_checkpoint = Some(generation);
                     state.stage = Stage::Gate;
                     let (f, l) = (i.first_loss.unwrap(), i.last_loss.unwrap());
                     observer.line(&format!(
                         "generation {generation} train: {} steps (total {}) in {:.0}s, loss {:.3} -> {:.3} \
                          (policy {:.3}, value {:.3}, value accuracy {:.2}), lr {:.2e}, window \
-                         {} of {} positions",
+                         {} of {} positions{endgame}",
                         i.steps_this_generation,
                         i.steps,
                         i.seconds,
