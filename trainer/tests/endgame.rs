@@ -12,8 +12,10 @@ use tammi_trainer::{Observer, RunConfig, RunOptions, Stage, Stopped, create_run,
 /// A run of one tiny generation: a small MLP, short games, a few steps, no
 /// gate, no ladder.
 fn quick(egdb: &str) -> RunConfig {
-    let mut cfg = RunConfig::default();
-    cfg.model = NetConfig::mlp(1, 16);
+    let mut cfg = RunConfig {
+        model: NetConfig::mlp(1, 16),
+        ..RunConfig::default()
+    };
     cfg.selfplay.simulations = 8;
     cfg.selfplay.cheap_simulations = 2;
     cfg.selfplay.max_plies = 60;
