@@ -71,6 +71,14 @@ pub struct SelfPlayConfig {
     pub batch_size: usize,
     /// Games per shard file.
     pub games_per_shard: usize,
+    /// Endgame tables (as `tammi egdb build` writes them) that end a game
+    /// as soon as its position is in them, with the exact result, and give
+    /// search leaves in them their exact value: `""` = none; `"auto"` =
+    /// `egdb/<variant>` (relative to the working directory) when that
+    /// directory exists, none with a warning when it does not (so a config
+    /// can ask for tables and still run where none were built); any other
+    /// value = a table directory that must open (see [`crate::open_tables`]).
+    pub egdb: String,
 }
 
 impl Default for SelfPlayConfig {
@@ -98,6 +106,7 @@ impl Default for SelfPlayConfig {
             games_per_thread: 32,
             batch_size: 32,
             games_per_shard: 64,
+            egdb: String::new(),
         }
     }
 }

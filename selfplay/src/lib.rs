@@ -8,6 +8,10 @@
 //! - [`run_selfplay`]: workers (rayon tasks), each advancing
 //!   `games_per_thread` games and evaluating their leaves together, with
 //!   playout-cap randomization and optional resignation.
+//! - [`open_tables`]: the endgame tables of `selfplay.egdb`; with them a
+//!   game ends as soon as its position is in the tables (with the exact
+//!   result as every sample's outcome target, [`GameEnd::Tables`]) and search
+//!   leaves in them are terminal with their exact value.
 //! - [`write_shard`] / [`read_shard`]: the training data, one file per batch
 //!   of games, checksummed, versioned, written atomically, verified by replay.
 //!
@@ -36,6 +40,7 @@ pub mod mcts;
 mod noise;
 mod record;
 mod shard;
+mod tables;
 mod worker;
 
 pub use config::{ConfigError, RootSelection, SelfPlayConfig};
@@ -45,4 +50,5 @@ pub use shard::{
     SHARD_MAGIC, SHARD_VERSION, Shard, ShardError, decode_shard, encode_shard, read_shard,
     write_atomic, write_shard,
 };
-pub use worker::{Event, RunStats, SelfPlayError, Sink, run_selfplay};
+pub use tables::{EGDB_AUTO, OpenedTables, TablesSetting, open_tables};
+pub use worker::{Event, RunSetup, RunStats, SelfPlayError, Sink, run_selfplay};

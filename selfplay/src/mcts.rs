@@ -21,7 +21,11 @@
 //! the order of [`tammi_rules::Game`]: no legal move is a loss for the side to
 //! move; the third occurrence of a position (counting the game's history
 //! before the root and the path in the tree) and the no-progress limit are
-//! draws.  Terminal nodes are never sent to the evaluator.
+//! draws.  With endgame tables ([`Search::set_tables`]), a node whose
+//! position is in the tables (and not already terminal by those rules) is
+//! terminal too, with the tables' exact value (win `[1, 0, 0]`, draw
+//! `[0, 1, 0]`, loss `[0, 0, 1]` for its side to move).  Terminal nodes are
+//! never sent to the evaluator nor expanded.
 //!
 //! # Storage
 //!
@@ -33,7 +37,10 @@
 
 use crate::config::{RootSelection, SelfPlayConfig};
 use crate::noise;
+use crate::tables::wdl_triple;
 use rand::Rng;
+use std::sync::Arc;
+use tammi_egdb::Egdb;
 use tammi_model::{EvalRequest, EvalResult, Evaluator, ModelError};
 use tammi_rules::{DrawRules, Game, Move, MoveList, Position};
 
@@ -152,6 +159,16 @@ struct GumbelRoot {
     phases: u32,
 }
 
+/// Shared endgame tables inside a [`Search`] (which is `Debug`).
+#[derive(Clone)]
+struct Tables(Arc<Egdb>);
+
+impl std::fmt::Debug for Tables {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Tables({})", self.0.dir().display())
+    }
+}
+
 /// MCTS over one game.  Reuse one `Search` for many moves and games: its
 /// storage is kept.
 #[derive(Clone, Debug)]
@@ -174,6 +191,9 @@ pub struct Search {
     /// Root edge chosen by the last [`Search::finish`], for tree reuse.
     last_choice: Option<u32>,
     has_root: bool,
+    tables: Option<Tables>,
+    /// Nodes valued by the tables since the last [`Search::take_table_leaves`].
+    table_leaves: u64,
 }
 
 impl Search {
@@ -202,7 +222,21 @@ impl Search {
             gumbel: GumbelRoot::default(),
             last_choice: None,
             has_root: false,
+            tables: None,
+            table_leaves: 0,
         }
+    }
+
+    /// Uses endgame tables (or none): from the next node created on, a
+    /// position in them is a terminal node with its exact value.  The tables
+    /// must be for the game's variant (other positions are never found in them).
+    pub fn set_tables(&mut self, tables: Option<Arc<Egdb>>) {
+        self.tables = tables.map(Tables);
+    }
+
+    /// Nodes valued by the tables since the last call (for statistics).
+    pub fn take_table_leaves(&mut self) -> u64 {
+        std::mem::take(&mut self.table_leaves)
     }
 
     /// Starts the search of a move in `game`, which must not be over.  With
@@ -484,6 +518,9 @@ impl Search {
             || self.draw_rules.no_progress_plies.is_some_and(|l| np >= l)
         {
             Some(DRAW)
+        } else if let Some(w) = self.tables.as_ref().and_then(|t| t.0.probe(&pos)) {
+            self.table_leaves += 1;
+            Some(wdl_triple(w))
         } else {
             None
         };

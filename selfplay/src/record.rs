@@ -11,6 +11,10 @@ pub enum GameEnd {
     Resignation,
     /// Adjudicated a draw at `max_plies`.
     MaxPlies,
+    /// Adjudicated by the endgame tables as soon as the position was in
+    /// them: the winner is the table result (side to move wins, loses, or
+    /// draw), which every sample takes as its outcome target.  Shard format 2 on.
+    Tables,
 }
 
 impl GameEnd {
@@ -20,6 +24,7 @@ impl GameEnd {
             GameEnd::Rules(r) => r.name(),
             GameEnd::Resignation => "resignation",
             GameEnd::MaxPlies => "max-plies",
+            GameEnd::Tables => "tables",
         }
     }
 
@@ -30,6 +35,7 @@ impl GameEnd {
             GameEnd::Rules(EndReason::NoProgress) => 2,
             GameEnd::Resignation => 3,
             GameEnd::MaxPlies => 4,
+            GameEnd::Tables => 5,
         }
     }
 
@@ -40,6 +46,7 @@ impl GameEnd {
             2 => GameEnd::Rules(EndReason::NoProgress),
             3 => GameEnd::Resignation,
             4 => GameEnd::MaxPlies,
+            5 => GameEnd::Tables,
             _ => return None,
         })
     }
@@ -62,9 +69,11 @@ pub struct Sample {
     pub policy: Vec<f32>,
     /// Index of the move played.
     pub played: usize,
-    /// Game result for this sample's side to move: `[win, draw, loss]`, one-hot.
+    /// Game result for this sample's side to move: `[win, draw, loss]`,
+    /// one-hot (for a game ended by the tables, the tables' exact result).
     pub result: [f32; 3],
-    /// Plies from this position to the end of the game.
+    /// Plies from this position to the end of the game (to the adjudication
+    /// for games ended by resignation, `max_plies` or the tables).
     pub moves_left: u32,
     /// Whether the move got a full search (a policy target) rather than a cheap one.
     pub full_search: bool,

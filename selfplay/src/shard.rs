@@ -1,6 +1,6 @@
 //! Training shards: a small versioned binary format, written atomically.
 //!
-//! # Layout (format version 1, little-endian)
+//! # Layout (format version 2, little-endian)
 //!
 //! Header, 40 bytes:
 //!
@@ -18,19 +18,26 @@
 //!
 //! Payload, per game: id (u64); start FEN (u16 length + UTF-8); winner (u8:
 //! 0 black, 1 white, 2 draw); end (u8: 0 no-moves, 1 repetition, 2
-//! no-progress, 3 resignation, 4 max-plies); flags (u8: bit 0 resignation
-//! disabled, bit 1 would have resigned, bit 2 that side was white); plies
-//! (u32); then per ply: played move index (u16), legal move count (u16), side
-//! to move (u8), pieces of black, of white, kings (3 x u64 bitboards in the
-//! rules core's layout), no-progress (u16), repetitions (u16), full search
-//! (u8), root visits (u32), root W/D/L (3 x f32), policy (count x f32); then
-//! the PDN (u32 length + UTF-8).
+//! no-progress, 3 resignation, 4 max-plies, 5 endgame tables); flags (u8:
+//! bit 0 resignation disabled, bit 1 would have resigned, bit 2 that side
+//! was white); plies (u32); then per ply: played move index (u16), legal
+//! move count (u16), side to move (u8), pieces of black, of white, kings (3 x
+//! u64 bitboards in the rules core's layout), no-progress (u16), repetitions
+//! (u16), full search (u8), root visits (u32), root W/D/L (3 x f32), policy
+//! (count x f32); then the PDN (u32 length + UTF-8).
 //!
 //! Moves are stored as indices into the legal moves in the rules core's
 //! order, so the reader replays every game through the rules: it rebuilds the
 //! legal moves and checks every stored position, counter and the result
 //! against the replay.  Result targets and moves left are derived from the
-//! game's end, so they cannot disagree with it.
+//! game's end, so they cannot disagree with it.  (A game ended by the
+//! tables is checked to be unfinished by the rules; its result cannot be
+//! checked without the tables.)
+//!
+//! # Versions
+//!
+//! Version 1 is version 2 without end code 5 (no endgame tables); this
+//! code writes version 2 and reads both.
 
 use crate::record::{GameEnd, GameRecord, Sample, result_for};
 use std::fmt;
@@ -40,8 +47,10 @@ use tammi_rules::{Color, Game, Variant, parse_fen, to_fen};
 
 /// Magic bytes at the start of every shard.
 pub const SHARD_MAGIC: [u8; 8] = *b"TAMMISHD";
-/// The format version this code writes and reads.
-pub const SHARD_VERSION: u32 = 1;
+/// The format version this code writes; it reads every version from 1 to this.
+pub const SHARD_VERSION: u32 = 2;
+/// The first version whose games may end by the endgame tables.
+const TABLES_SINCE: u32 = 2;
 const HEADER_LEN: usize = 40;
 
 /// Why a shard could not be written or read.
@@ -75,7 +84,7 @@ impl fmt::Display for ShardError {
             ShardError::BadMagic => write!(f, "not a tammi shard (bad magic bytes)"),
             ShardError::UnsupportedVersion(v) => write!(
                 f,
-                "shard format version {v} is not supported (this build reads {SHARD_VERSION})"
+                "shard format version {v} is not supported (this build reads 1 to {SHARD_VERSION})"
             ),
             ShardError::Truncated { expected, found } => write!(
                 f,
@@ -97,6 +106,8 @@ impl std::error::Error for ShardError {}
 /// The content of a shard.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Shard {
+    /// The format version the shard was written in.
+    pub version: u32,
     pub variant: Variant,
     pub games: Vec<GameRecord>,
 }
@@ -298,7 +309,7 @@ pub fn decode_shard(bytes: &[u8]) -> Result<Shard, ShardError> {
     }
     let h = |a: usize, b: usize| &bytes[a..b];
     let version = u32::from_le_bytes(h(8, 12).try_into().expect("4"));
-    if version != SHARD_VERSION {
+    if !(1..=SHARD_VERSION).contains(&version) {
         return Err(ShardError::UnsupportedVersion(version));
     }
     let payload_len = u64::from_le_bytes(h(24, 32).try_into().expect("8"));
@@ -330,7 +341,7 @@ pub fn decode_shard(bytes: &[u8]) -> Result<Shard, ShardError> {
     let mut games = Vec::new();
     let mut samples_seen = 0u64;
     for gi in 0..games_n {
-        let g = read_game(&mut c, variant).map_err(|e| match e {
+        let g = read_game(&mut c, variant, version).map_err(|e| match e {
             ShardError::Corrupt(m) => ShardError::Corrupt(format!("game {}: {m}", gi + 1)),
             e => e,
         })?;
@@ -348,10 +359,14 @@ pub fn decode_shard(bytes: &[u8]) -> Result<Shard, ShardError> {
             "header says {samples_n} samples, games hold {samples_seen}"
         )));
     }
-    Ok(Shard { variant, games })
+    Ok(Shard {
+        version,
+        variant,
+        games,
+    })
 }
 
-fn read_game(c: &mut Cursor<'_>, variant: Variant) -> Result<GameRecord, ShardError> {
+fn read_game(c: &mut Cursor<'_>, variant: Variant, version: u32) -> Result<GameRecord, ShardError> {
     let corrupt = |m: String| ShardError::Corrupt(m);
     let id = c.u64()?;
     let fen_len = c.u16()? as usize;
@@ -364,8 +379,9 @@ fn read_game(c: &mut Cursor<'_>, variant: Variant) -> Result<GameRecord, ShardEr
         x => return Err(corrupt(format!("winner code {x}"))),
     };
     let end_code = c.u8()?;
-    let end =
-        GameEnd::from_code(end_code).ok_or_else(|| corrupt(format!("end code {end_code}")))?;
+    let end = GameEnd::from_code(end_code)
+        .filter(|e| *e != GameEnd::Tables || version >= TABLES_SINCE)
+        .ok_or_else(|| corrupt(format!("end code {end_code} in a version {version} shard")))?;
     let flags = c.u8()?;
     if flags & !7 != 0 {
         return Err(corrupt(format!("flags {flags:#x}")));
@@ -448,6 +464,7 @@ fn read_game(c: &mut Cursor<'_>, variant: Variant) -> Result<GameRecord, ShardEr
         (GameEnd::Rules(r), Some(o)) => o.reason == r && o.winner == winner,
         (GameEnd::Resignation, None) => winner == Some(game.position().side_to_move().opponent()),
         (GameEnd::MaxPlies, None) => winner.is_none(),
+        (GameEnd::Tables, None) => true,
         _ => false,
     };
     if !ok {

@@ -18,10 +18,11 @@ use rayon::prelude::*;
 use std::fmt;
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Barrier, mpsc};
+use std::sync::{Arc, Barrier, mpsc};
 use std::time::{Duration, Instant};
+use tammi_egdb::{Egdb, Wdl};
 use tammi_model::{EvalRequest, Evaluator, ModelError};
-use tammi_rules::{Color, Game, Variant, write_pdn};
+use tammi_rules::{Color, Game, Position, Variant, write_pdn};
 
 /// Why self-play stopped with an error.
 #[derive(Debug)]
@@ -82,6 +83,10 @@ pub struct RunStats {
     /// side fell below the threshold but did not lose.
     pub resign_disabled_games: u64,
     pub false_resignations: u64,
+    /// Finished games ended by the endgame tables ([`GameEnd::Tables`]).
+    pub adjudicated: u64,
+    /// Search nodes valued exactly by the endgame tables instead of the evaluator.
+    pub table_leaves: u64,
     /// Time since the run started.
     pub elapsed: Duration,
 }
@@ -133,7 +138,66 @@ struct Counters {
     evaluations: AtomicU64,
     batches: AtomicU64,
     positions: AtomicU64,
+    table_leaves: AtomicU64,
     stop: AtomicBool,
+}
+
+/// What a run plays with besides its evaluator and settings.
+///
+/// `RunSetup::default()` is the plain run: no endgame tables, games from the
+/// variant's start position.
+#[derive(Clone, Default)]
+pub struct RunSetup {
+    /// Endgame tables (from [`crate::open_tables`]), shared by every worker:
+    /// a game ends as soon as its position is in them, with the exact result
+    /// ([`GameEnd::Tables`]), and search nodes in them are terminal with
+    /// their exact value.  Must be for the evaluator's variant.
+    pub tables: Option<Arc<Egdb>>,
+    /// Where every game starts (default: the variant's start position); a
+    /// position of the evaluator's variant with a legal move.
+    pub start: Option<Position>,
+}
+
+impl fmt::Debug for RunSetup {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RunSetup")
+            .field(
+                "tables",
+                &self.tables.as_ref().map(|t| t.dir().to_path_buf()),
+            )
+            .field("start", &self.start.as_ref().map(tammi_rules::to_fen))
+            .finish()
+    }
+}
+
+impl RunSetup {
+    /// Checks the setup against the evaluator's variant.
+    fn check(&self, variant: Variant) -> Result<(), SelfPlayError> {
+        if let Some(t) = &self.tables
+            && t.variant() != variant
+        {
+            return Err(SelfPlayError::Config(format!(
+                "the endgame tables in {} are for {}, self-play plays {variant}",
+                t.dir().display(),
+                t.variant()
+            )));
+        }
+        if let Some(p) = &self.start {
+            if p.variant() != variant {
+                return Err(SelfPlayError::Config(format!(
+                    "the start position is {}, self-play plays {variant}",
+                    p.variant()
+                )));
+            }
+            if p.legal_moves().is_empty() {
+                return Err(SelfPlayError::Config(format!(
+                    "the start position {} has no legal move",
+                    tammi_rules::to_fen(p)
+                )));
+            }
+        }
+        Ok(())
+    }
 }
 
 /// The caller's handler of run events: `Break` stops the run.
@@ -147,7 +211,8 @@ fn game_seed(seed: u64, id: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// Plays `games` games of self-play from the variant's start position.
+/// Plays `games` games of self-play from the variant's start position (or
+/// `setup.start`), with the endgame tables of `setup.tables` if any.
 ///
 /// `sink` gets every finished game (in the order they finish) and a
 /// [`Event::Tick`] about every `tick`; it returns `Break` to stop the run
@@ -157,6 +222,7 @@ fn game_seed(seed: u64, id: u64) -> u64 {
 pub fn run_selfplay(
     evaluator: &dyn Evaluator,
     cfg: &SelfPlayConfig,
+    setup: &RunSetup,
     games: u64,
     seed: u64,
     tick: Duration,
@@ -166,6 +232,7 @@ pub fn run_selfplay(
         .map_err(|e| SelfPlayError::Config(e.to_string()))?;
     let workers = cfg.threads.min(rayon::current_num_threads()).max(1);
     let variant = evaluator.variant();
+    setup.check(variant)?;
     let counters = Counters::default();
     let barrier = Barrier::new(workers);
     let start = Instant::now();
@@ -181,7 +248,7 @@ pub fn run_selfplay(
         s.spawn(move || {
             (0..workers).into_par_iter().for_each_with(tx, |tx, _| {
                 barrier.wait();
-                let r = worker(evaluator, variant, cfg, games, seed, counters, tx);
+                let r = worker(evaluator, variant, cfg, setup, games, seed, counters, tx);
                 if let Err(e) = r {
                     counters.stop.store(true, Ordering::Relaxed);
                     let _ = tx.send(Err(e));
@@ -193,6 +260,7 @@ pub fn run_selfplay(
             stats.evaluations = counters.evaluations.load(Ordering::Relaxed);
             stats.batches = counters.batches.load(Ordering::Relaxed);
             stats.positions = counters.positions.load(Ordering::Relaxed);
+            stats.table_leaves = counters.table_leaves.load(Ordering::Relaxed);
             stats.elapsed = start.elapsed();
         };
         let mut handle = |event: Event, stats: &RunStats, failure: &mut Option<SelfPlayError>| {
@@ -221,6 +289,7 @@ pub fn run_selfplay(
                         Some(Color::White) => stats.white_wins += 1,
                         None => stats.draws += 1,
                     }
+                    stats.adjudicated += (rec.end == GameEnd::Tables) as u64;
                     if rec.resign_disabled {
                         stats.resign_disabled_games += 1;
                         stats.false_resignations += rec.false_resignation() as u64;
@@ -245,6 +314,7 @@ pub fn run_selfplay(
     stats.evaluations = counters.evaluations.load(Ordering::Relaxed);
     stats.batches = counters.batches.load(Ordering::Relaxed);
     stats.positions = counters.positions.load(Ordering::Relaxed);
+    stats.table_leaves = counters.table_leaves.load(Ordering::Relaxed);
     stats.elapsed = start.elapsed();
     match failure {
         Some(e) => Err(e),
@@ -254,6 +324,11 @@ pub fn run_selfplay(
 
 /// One game in progress inside a worker.
 struct Slot {
+    start: Position,
+    tables: Option<Arc<Egdb>>,
+    /// The tables' value of the game's position, when it is in them: the
+    /// game ends at the next step.
+    table_result: Option<Wdl>,
     game: Game,
     search: Search,
     rng: ChaCha8Rng,
@@ -271,10 +346,16 @@ enum SlotStep {
 }
 
 impl Slot {
-    fn new(variant: Variant, cfg: &SelfPlayConfig) -> Slot {
+    fn new(variant: Variant, cfg: &SelfPlayConfig, setup: &RunSetup) -> Slot {
+        let start = setup.start.unwrap_or_else(|| Position::start(variant));
+        let mut search = Search::new(cfg);
+        search.set_tables(setup.tables.clone());
         Slot {
-            game: Game::start(variant),
-            search: Search::new(cfg),
+            start,
+            tables: setup.tables.clone(),
+            table_result: None,
+            game: Game::from_position(start),
+            search,
             rng: ChaCha8Rng::seed_from_u64(0),
             id: 0,
             samples: Vec::new(),
@@ -295,12 +376,31 @@ impl Slot {
         self.active = true;
         self.id = id;
         self.rng = ChaCha8Rng::seed_from_u64(game_seed(seed, id));
-        self.game = Game::start(self.game.position().variant());
+        self.game = Game::from_position(self.start);
         self.samples.clear();
         self.resign_enabled = self.rng.random::<f32>() >= cfg.resign_disabled_fraction;
         self.would_have_resigned = None;
         self.search.forget();
-        self.start_move(cfg);
+        self.table_result = self.probe();
+        if self.table_result.is_none() {
+            self.start_move(cfg);
+        }
+    }
+
+    /// The tables' value of the game's position for its side to move.
+    fn probe(&self) -> Option<Wdl> {
+        self.tables.as_ref()?.probe(self.game.position())
+    }
+
+    /// The record of a game ended by the tables with `w` for the side to move.
+    fn adjudicate(&mut self, w: Wdl) -> GameRecord {
+        let side = self.game.position().side_to_move();
+        let winner = match w {
+            Wdl::Win => Some(side),
+            Wdl::Loss => Some(side.opponent()),
+            Wdl::Draw => None,
+        };
+        self.record(GameEnd::Tables, winner)
     }
 
     fn start_move(&mut self, cfg: &SelfPlayConfig) {
@@ -318,6 +418,10 @@ impl Slot {
 
     /// Runs the search until it needs an evaluation or the game ends.
     fn step(&mut self, cfg: &SelfPlayConfig, counters: &Counters) -> SlotStep {
+        if let Some(w) = self.table_result.take() {
+            // The start position is in the tables.
+            return SlotStep::Finished(self.adjudicate(w));
+        }
         loop {
             if self.search.select(&mut self.rng) == Step::NeedsEval {
                 return SlotStep::NeedsEval;
@@ -325,6 +429,9 @@ impl Slot {
             counters
                 .simulations
                 .fetch_add(self.search.simulations_done() as u64, Ordering::Relaxed);
+            counters
+                .table_leaves
+                .fetch_add(self.search.take_table_leaves(), Ordering::Relaxed);
             let d = self.search.finish(self.game.ply(), &mut self.rng);
             let side = self.game.position().side_to_move();
             if d.root_visits > 0 && d.value() < cfg.resign_value {
@@ -354,6 +461,9 @@ impl Slot {
             counters.positions.fetch_add(1, Ordering::Relaxed);
             if let Some(o) = self.game.outcome() {
                 return SlotStep::Finished(self.record(GameEnd::Rules(o.reason), o.winner));
+            }
+            if let Some(w) = self.probe() {
+                return SlotStep::Finished(self.adjudicate(w));
             }
             if self.game.ply() >= cfg.max_plies as usize {
                 return SlotStep::Finished(self.record(GameEnd::MaxPlies, None));
@@ -397,17 +507,19 @@ impl Slot {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn worker(
     evaluator: &dyn Evaluator,
     variant: Variant,
     cfg: &SelfPlayConfig,
+    setup: &RunSetup,
     games: u64,
     seed: u64,
     counters: &Counters,
     tx: &mpsc::Sender<Result<GameRecord, SelfPlayError>>,
 ) -> Result<(), SelfPlayError> {
     let mut slots: Vec<Slot> = (0..cfg.games_per_thread)
-        .map(|_| Slot::new(variant, cfg))
+        .map(|_| Slot::new(variant, cfg, setup))
         .collect();
     for s in &mut slots {
         s.begin(cfg, counters, games, seed);

@@ -5,7 +5,7 @@ use std::time::Duration;
 use tammi_model::{DeviceChoice, Evaluator, Model, NetConfig, TrainBatch, UniformEvaluator};
 use tammi_rules::{Color, Variant, read_pdn};
 use tammi_selfplay::{
-    Event, GameEnd, GameRecord, RootSelection, SelfPlayConfig, ShardError, decode_shard,
+    Event, GameEnd, GameRecord, RootSelection, RunSetup, SelfPlayConfig, ShardError, decode_shard,
     encode_shard, read_shard, run_selfplay, write_shard,
 };
 
@@ -27,6 +27,7 @@ fn play(ev: &dyn Evaluator, cfg: &SelfPlayConfig, games: u64, seed: u64) -> Vec<
     let stats = run_selfplay(
         ev,
         cfg,
+        &RunSetup::default(),
         games,
         seed,
         Duration::from_millis(200),

@@ -1,6 +1,7 @@
 //! `tammi bench`: speed tests.  `tammi bench nn --config C` measures the
 //! network: inference positions/s by batch size, parallel callers, and a
-//! training-step rate.
+//! training-step rate.  `tammi bench value --model M` measures a model's
+//! value head against the endgame tables instead.
 
 use super::{CliError, CliResult};
 use std::path::PathBuf;
@@ -23,6 +24,33 @@ pub enum What {
     Nn(NnArgs),
     /// Self-play speed (simulations/s, positions/s) next to the raw network rate.
     Selfplay(SelfplayArgs),
+    /// Value-head accuracy on random endgame-table positions (exact results).
+    Value(ValueArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ValueArgs {
+    /// Model directory (weights + card.json) whose value head is checked.
+    #[arg(long)]
+    pub model: PathBuf,
+    /// Endgame table directory (default: egdb/<variant>, as `tammi egdb build` writes it).
+    #[arg(long)]
+    pub egdb: Option<PathBuf>,
+    /// Table positions sampled (spread over 2 to the tables' most pieces).
+    #[arg(long, default_value_t = tammi_trainer::endgame::DEFAULT_POSITIONS)]
+    pub positions: usize,
+    /// Seed of the sample (the same seed and tables: the same positions).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Variant of the model and the tables.
+    #[arg(long, default_value = "english")]
+    pub variant: Variant,
+    /// Backend: flex (CPU), wgpu or cuda (the last two only when compiled in).
+    #[arg(long, default_value = "flex")]
+    pub backend: String,
+    /// Print the result as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(clap::Args, Debug)]
@@ -96,6 +124,7 @@ pub fn run(args: &Args) -> CliResult {
     match &args.what {
         What::Nn(a) => run_nn(a),
         What::Selfplay(a) => run_selfplay_bench(a),
+        What::Value(a) => run_value_bench(a),
     }
 }
 
@@ -342,6 +371,7 @@ fn run_selfplay_bench(a: &SelfplayArgs) -> CliResult {
     let finished = run_selfplay(
         ev,
         &cfg,
+        &super::selfplay::run_setup(&cfg, a.variant)?,
         u64::MAX,
         1,
         Duration::from_millis(50),
@@ -417,6 +447,87 @@ fn run_selfplay_bench(a: &SelfplayArgs) -> CliResult {
                 sims / r
             );
         }
+    }
+    Ok(())
+}
+
+fn run_value_bench(a: &ValueArgs) -> CliResult {
+    use tammi_trainer::endgame::{sample_table_positions, value_accuracy};
+    if !(1..=1_000_000).contains(&a.positions) {
+        return Err(CliError(format!(
+            "--positions must be between 1 and 1000000, not {}",
+            a.positions
+        )));
+    }
+    let dir = a
+        .egdb
+        .clone()
+        .unwrap_or_else(|| tammi_egdb::default_dir(a.variant));
+    let egdb = tammi_egdb::Egdb::open(&dir)?;
+    if egdb.variant() != a.variant {
+        return Err(CliError(format!(
+            "{} holds {} tables, not {} (see --variant)",
+            dir.display(),
+            egdb.variant(),
+            a.variant
+        )));
+    }
+    let backend: DeviceChoice = a.backend.parse()?;
+    let model = Model::load(&a.model, a.variant, backend)?;
+    let set = sample_table_positions(&egdb, a.positions, a.seed);
+    if set.is_empty() {
+        return Err(CliError(format!(
+            "{}: the tables hold no position of 2 or more pieces with a legal move",
+            dir.display()
+        )));
+    }
+    let pieces = |t: &tammi_trainer::endgame::TablePosition| {
+        let bb = t.position.bitboards();
+        (bb.pieces[0] | bb.pieces[1]).count_ones()
+    };
+    let min = set.iter().map(pieces).min().unwrap_or(0);
+    let max = set.iter().map(pieces).max().unwrap_or(0);
+    let r = value_accuracy(&model.evaluator(), &set)?;
+    if a.json {
+        println!(
+            "{}",
+            serde_json::json!({
+                "model": a.model.display().to_string(),
+                "egdb": dir.display().to_string(),
+                "variant": a.variant.name(),
+                "seed": a.seed,
+                "min_pieces": min,
+                "max_pieces": max,
+                "positions": r.positions,
+                "accuracy": r.accuracy,
+                "mae": r.mae,
+                "exact": {"win": r.exact[0], "draw": r.exact[1], "loss": r.exact[2]},
+                "correct": {"win": r.correct[0], "draw": r.correct[1], "loss": r.correct[2]},
+            })
+        );
+    } else {
+        println!(
+            "value head of {} on {} endgame-table positions of {min} to {max} pieces from {} (seed {})",
+            a.model.display(),
+            r.positions,
+            dir.display(),
+            a.seed
+        );
+        let share = |i: usize| r.correct[i] as f64 / r.exact[i].max(1) as f64;
+        println!(
+            "accuracy    {:.3}  (argmax of W/D/L = exact result; wins {:.3} of {}, draws {:.3} of {}, losses {:.3} of {})",
+            r.accuracy,
+            share(0),
+            r.exact[0],
+            share(1),
+            r.exact[1],
+            share(2),
+            r.exact[2]
+        );
+        println!(
+            "mean error  {:.3}  (|win - loss - exact value|, exact value +1/0/-1)",
+            r.mae
+        );
     }
     Ok(())
 }

@@ -11,7 +11,8 @@ use std::time::Duration;
 use tammi_model::{DeviceChoice, Evaluator, Model, UniformEvaluator};
 use tammi_rules::Variant;
 use tammi_selfplay::{
-    Event, GameRecord, RunStats, SelfPlayConfig, run_selfplay, write_atomic, write_shard,
+    Event, GameRecord, RunSetup, RunStats, SelfPlayConfig, open_tables, run_selfplay, write_atomic,
+    write_shard,
 };
 
 #[derive(clap::Args, Debug)]
@@ -57,6 +58,19 @@ pub fn size_rayon_pool(threads: usize) {
     }
 }
 
+/// The run's setup: the endgame tables of `selfplay.egdb`, opened once (a
+/// warning on stderr when "auto" finds none).
+pub fn run_setup(cfg: &SelfPlayConfig, variant: Variant) -> Result<RunSetup, CliError> {
+    let tables = open_tables(&cfg.egdb, variant)?;
+    if let Some(w) = &tables.warning {
+        eprintln!("warning: {w}");
+    }
+    Ok(RunSetup {
+        tables: tables.egdb,
+        start: None,
+    })
+}
+
 /// The evaluator: the model's net, or uniform before any model exists.
 pub fn evaluator(
     model: Option<&Path>,
@@ -94,6 +108,7 @@ pub fn run(args: &Args) -> CliResult {
     }
     size_rayon_pool(cfg.threads);
     let ev = evaluator(args.model.as_deref(), args.variant, &args.backend)?;
+    let setup = run_setup(&cfg, ev.variant())?;
     std::fs::create_dir_all(&args.out)
         .map_err(|e| CliError(format!("{}: {e}", args.out.display())))?;
     let name = |k: usize, ext: &str| args.out.join(format!("shard-s{}-{k:05}.{ext}", args.seed));
@@ -120,6 +135,7 @@ pub fn run(args: &Args) -> CliResult {
     let stats = run_selfplay(
         ev.as_ref(),
         &cfg,
+        &setup,
         args.games,
         args.seed,
         Duration::from_millis(500),
@@ -158,6 +174,14 @@ pub fn run(args: &Args) -> CliResult {
         stats.batches,
         stats.evaluations as f64 / stats.batches.max(1) as f64
     );
+    if let Some(t) = &setup.tables {
+        println!(
+            "{} games ended by the endgame tables in {}; {} search nodes valued by them",
+            stats.adjudicated,
+            t.dir().display(),
+            stats.table_leaves
+        );
+    }
     if cfg.resign_value > -1.0 && stats.resign_disabled_games > 0 {
         println!(
             "false resignations: {} of {} games without resignation",

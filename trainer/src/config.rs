@@ -422,6 +422,23 @@ mod tests {
     }
 
     #[test]
+    fn the_egdb_key_parses_and_is_off_by_default() {
+        assert_eq!(RunConfig::default().selfplay.egdb, "");
+        for value in ["auto", "egdb/english", ""] {
+            let text = format!("[selfplay]\negdb = {value:?}\n");
+            let cfg = RunConfig::parse(&text, "t").unwrap();
+            assert_eq!(cfg.selfplay.egdb, value);
+            assert_eq!(RunConfig::parse(&cfg.to_toml(), "resolved").unwrap(), cfg);
+        }
+        // Parsing opens nothing: a missing directory is the run's error, not the config's.
+        assert!(RunConfig::parse("[selfplay]\negdb = \"/no/such/dir\"\n", "t").is_ok());
+        let e = RunConfig::parse("[selfplay]\negdb = 5\n", "c.toml")
+            .unwrap_err()
+            .0;
+        assert!(e.contains("egdb"), "{e}");
+    }
+
+    #[test]
     fn bad_configs_name_the_key() {
         let err = |t: &str| RunConfig::parse(t, "c.toml").unwrap_err().0;
         assert!(err("[trian]\n").contains("unknown section or key 'trian'"));

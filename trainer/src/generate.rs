@@ -16,7 +16,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 use tammi_model::Evaluator;
 use tammi_rules::Variant;
-use tammi_selfplay::{Event, GameRecord, RunStats, SelfPlayConfig, read_shard, run_selfplay};
+use tammi_selfplay::{
+    Event, GameRecord, RunSetup, RunStats, SelfPlayConfig, read_shard, run_selfplay,
+};
 
 const PENDING: &str = ".pending";
 
@@ -140,12 +142,14 @@ impl Writer<'_> {
     }
 }
 
-/// Plays generation games into `dir` until it holds `games` of them.
+/// Plays generation games into `dir` until it holds `games` of them, with
+/// the endgame tables of `setup` if any.
 #[allow(clippy::too_many_arguments)]
 pub fn play_generation(
     dir: &Path,
     evaluator: &dyn Evaluator,
     cfg: &SelfPlayConfig,
+    setup: &RunSetup,
     games: u64,
     seed: u64,
     observer: &dyn Observer,
@@ -178,6 +182,7 @@ pub fn play_generation(
         let stats = run_selfplay(
             evaluator,
             cfg,
+            setup,
             to_play,
             derive_seed(&[seed, done]),
             Duration::from_millis(500),
@@ -188,7 +193,7 @@ pub fn play_generation(
                     failure = Some(e);
                     return Ok(ControlFlow::Break(()));
                 }
-                let msg = format!(
+                let mut msg = format!(
                     "{:.2} games/s, {:.0} positions/s, avg {:.0} plies, B/W/D {}/{}/{}",
                     s.games_per_second(),
                     s.positions_per_second(),
@@ -197,6 +202,9 @@ pub fn play_generation(
                     s.white_wins,
                     s.draws
                 );
+                if setup.tables.is_some() {
+                    msg += &format!(", {} by tables", s.adjudicated);
+                }
                 observer.progress(done + s.games, games, &msg);
                 Ok(ControlFlow::Continue(()))
             },

@@ -6,9 +6,11 @@
 //! - [`generate`], [`learn`], [`evaluate`]: the stages.
 //! - [`rundir`]: the run directory's layout, state and lock.
 //! - [`metrics`]: JSONL, CSV and TensorBoard scalars.
+//! - [`endgame`]: the value head against the endgame tables (`selfplay.egdb`).
 //! - [`run`]: the loop, [`create_run`] and [`train`]; [`report`]: a run's story in Markdown.
 
 pub mod config;
+pub mod endgame;
 pub mod evaluate;
 pub mod generate;
 pub mod learn;

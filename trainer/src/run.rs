@@ -3,6 +3,7 @@
 //! stage's outputs are in place before `state.json` moves on.
 
 use crate::config::RunConfig;
+use crate::endgame::{DEFAULT_POSITIONS, TablePosition, sample_table_positions, value_accuracy};
 use crate::evaluate::{append_records, bounded_elo, gate_generation, ladder_chart, play_ladder};
 use crate::generate::play_generation;
 use crate::learn::train_generation;
@@ -16,6 +17,7 @@ use crate::{Observer, derive_seed};
 use std::path::Path;
 use std::time::Instant;
 use tammi_model::{DeviceChoice, Evaluator, Model, UniformEvaluator};
+use tammi_selfplay::{RunSetup, open_tables};
 
 /// Limits of one `tammi train` call (the config's `[run]` limits also apply).
 #[derive(Clone, Debug, Default)]
@@ -119,6 +121,25 @@ pub fn train(
     let variant = cfg.variant().map_err(|e| RunError::Failed(e.0))?;
     let backend = backend(&cfg)?;
     let mut metrics = Metrics::open(&run.metrics_jsonl(), &run.metrics_csv(), &run.tensorboard())?;
+    // Endgame tables, opened once: self-play adjudicates with them, and each
+    // candidate's value head is checked on a fixed sample of their positions.
+    let tables = open_tables(&cfg.selfplay.egdb, variant)
+        .map_err(|e| RunError::Failed(format!("self-play: {e}")))?;
+    if let Some(w) = &tables.warning {
+        observer.line(w);
+    }
+    let setup = RunSetup {
+        tables: tables.egdb.clone(),
+        start: None,
+    };
+    let table_set: Vec<TablePosition> = match &tables.egdb {
+        Some(egdb) => sample_table_positions(
+            egdb,
+            DEFAULT_POSITIONS,
+            derive_seed(&[cfg.run.seed, 0xE6DB]),
+        ),
+        None => Vec::new(),
+    };
     let mut buffer = ReplayBuffer::new(variant, cfg.train.window());
     let generations = options.generations.unwrap_or(cfg.run.generations);
     let max_hours = options.max_hours.unwrap_or(cfg.run.max_hours);
@@ -158,6 +179,7 @@ pub fn train(
                     &dir,
                     evaluator.as_ref(),
                     &cfg.selfplay,
+                    &setup,
                     cfg.run.games_per_generation,
                     derive_seed(&[cfg.run.seed, generation, 0x5E1F]),
                     observer,
@@ -179,12 +201,19 @@ pub fn train(
                     metrics.scalar("selfplay/black_wins", generation, st.black_wins as f64 / n)?;
                     metrics.scalar("selfplay/white_wins", generation, st.white_wins as f64 / n)?;
                     metrics.scalar("selfplay/draws", generation, st.draws as f64 / n)?;
+                    if setup.tables.is_some() {
+                        metrics.scalar(
+                            "selfplay/adjudicated",
+                            generation,
+                            st.adjudicated as f64 / n,
+                        )?;
+                    }
                 }
                 state.games += s.games;
                 state.stage = Stage::Train;
                 observer.line(&format!(
                     "generation {generation} selfplay: {} games ({} played now in {:.0}s, {:.2} games/s, \
-                     {:.0} positions/s, avg {:.0} plies, B/W/D {}/{}/{}) with {}",
+                     {:.0} positions/s, avg {:.0} plies, B/W/D {}/{}/{}{}) with {}",
                     s.games,
                     s.played,
                     st.elapsed.as_secs_f64(),
@@ -194,6 +223,11 @@ pub fn train(
                     st.black_wins,
                     st.white_wins,
                     st.draws,
+                    if setup.tables.is_some() {
+                        format!(", {} ended by the tables", st.adjudicated)
+                    } else {
+                        String::new()
+                    },
                     if state.accepted == 0 && cfg.run.uniform_first_generation {
                         "the uniform evaluator".to_string()
                     } else {
@@ -215,13 +249,26 @@ pub fn train(
                 )?;
                 let i = &t.info;
                 if t.trained {
+                    let mut endgame = String::new();
+                    if !table_set.is_empty() {
+                        let candidate = Model::load(&run.candidate(generation), variant, backend)
+                            .map_err(|e| RunError::Failed(e.to_string()))?;
+                        let a = value_accuracy(&candidate.evaluator(), &table_set)
+                            .map_err(|e| RunError::Failed(e.to_string()))?;
+                        metrics.scalar("egdb/value_accuracy", generation, a.accuracy)?;
+                        metrics.scalar("egdb/value_mae", generation, a.mae)?;
+                        endgame = format!(
+                            ", endgame value accuracy {:.2} (mean error {:.3}, {} table positions)",
+                            a.accuracy, a.mae, a.positions
+                        );
+                    }
                     state.trainer_checkpoint = Some(generation);
                     state.stage = Stage::Gate;
                     let (f, l) = (i.first_loss.unwrap(), i.last_loss.unwrap());
                     observer.line(&format!(
                         "generation {generation} train: {} steps (total {}) in {:.0}s, loss {:.3} -> {:.3} \
                          (policy {:.3}, value {:.3}, value accuracy {:.2}), lr {:.2e}, window \
-                         {} of {} positions",
+                         {} of {} positions{endgame}",
                         i.steps_this_generation,
                         i.steps,
                         i.seconds,

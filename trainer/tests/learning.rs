@@ -68,6 +68,7 @@ fn one_generation_beats_the_uniform_evaluator() {
     run_selfplay(
         &UniformEvaluator::new(Variant::English),
         &cfg,
+        &tammi_selfplay::RunSetup::default(),
         400,
         1,
         Duration::from_secs(60),

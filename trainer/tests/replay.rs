@@ -31,6 +31,7 @@ fn games(n: u64, seed: u64) -> Vec<GameRecord> {
     run_selfplay(
         &UniformEvaluator::new(Variant::English),
         &cfg,
+        &tammi_selfplay::RunSetup::default(),
         n,
         seed,
         Duration::from_secs(60),
