@@ -461,7 +461,7 @@ fn for_each_predecessor(
     while kings != 0 {
         let s = kings.trailing_zeros();
         kings &= kings - 1;
-        for dir in 0..4 {
+        for dir in Direction::ALL.map(|d| d as usize) {
             let mut at = s as u8;
             while let Some(t) = neighbours[at as usize][dir] {
                 if occupied & (1 << t) != 0 {

@@ -19,7 +19,7 @@
 //! ```no_run
 //! use tammi_egdb::{Egdb, Wdl};
 //! use tammi_rules::{Variant, parse_fen};
-//! let egdb = Egdb::open("egdb/english").unwrap();
+//! let egdb = Egdb::open("tables/english").unwrap();
 //! let pos = parse_fen(Variant::English, "B:WK14:BK1,K6").unwrap();
 //! assert_eq!(egdb.probe(&pos), Some(Wdl::Win));
 //! ```
@@ -42,7 +42,7 @@ pub use verify::{Mismatch, VerifyReport, verify};
 pub use wdl::Wdl;
 
 /// The default table directory of a variant, relative to the working
-/// directory: `egdb/<variant>` (e.g. `egdb/english`).
+/// directory: `tables/<variant>` (e.g. `tables/english`).
 pub fn default_dir(variant: tammi_rules::Variant) -> std::path::PathBuf {
-    std::path::Path::new("egdb").join(variant.name())
+    std::path::Path::new("tables").join(variant.name())
 }

@@ -216,7 +216,7 @@ mod tests {
         for s in [
             "alphabeta:depth=6",
             "alphabeta:movetime=250ms",
-            "alphabeta:depth=6,egdb=egdb/english",
+            "alphabeta:depth=6,egdb=tables/english",
             "random",
             "mcts:sims=5",
         ] {

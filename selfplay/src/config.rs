@@ -74,7 +74,7 @@ pub struct SelfPlayConfig {
     /// Endgame tables (as `tammi egdb build` writes them) that end a game
     /// as soon as its position is in them, with the exact result, and give
     /// search leaves in them their exact value: `""` = none; `"auto"` =
-    /// `egdb/<variant>` (relative to the working directory) when that
+    /// `tables/<variant>` (relative to the working directory) when that
     /// directory exists, none with a warning when it does not (so a config
     /// can ask for tables and still run where none were built); any other
     /// value = a table directory that must open (see [`crate::open_tables`]).

@@ -109,8 +109,8 @@ mod tests {
         assert_eq!(TablesSetting::parse("  "), TablesSetting::Off);
         assert_eq!(TablesSetting::parse("auto"), TablesSetting::Auto);
         assert_eq!(
-            TablesSetting::parse("egdb/english"),
-            TablesSetting::Dir(PathBuf::from("egdb/english"))
+            TablesSetting::parse("tables/english"),
+            TablesSetting::Dir(PathBuf::from("tables/english"))
         );
     }
 
@@ -142,13 +142,13 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("no endgame tables"), "{e}");
-        // "auto" without egdb/english (tests run in the crate's directory,
+        // "auto" without tables/english (tests run in the crate's directory,
         // which has none): no tables, and a warning that says how to build them.
         let auto = open_tables("auto", Variant::English).unwrap();
         assert!(auto.egdb.is_none());
         let w = auto.warning.unwrap();
         assert!(
-            w.contains("egdb/english") && w.contains("tammi egdb build"),
+            w.contains("tables/english") && w.contains("tammi egdb build"),
             "{w}"
         );
     }

@@ -33,7 +33,7 @@ pub struct ValueArgs {
     /// Model directory (weights + card.json) whose value head is checked.
     #[arg(long)]
     pub model: PathBuf,
-    /// Endgame table directory (default: egdb/<variant>, as `tammi egdb build` writes it).
+    /// Endgame table directory (default: tables/<variant>, as `tammi egdb build` writes it).
     #[arg(long)]
     pub egdb: Option<PathBuf>,
     /// Table positions sampled (spread over 2 to the tables' most pieces).

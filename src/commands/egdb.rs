@@ -32,7 +32,7 @@ pub struct BuildArgs {
     /// Most pieces on the board (both sides together), 1 to 8.
     #[arg(long, default_value_t = 5)]
     pub pieces: u32,
-    /// Output directory (default: egdb/<variant>).
+    /// Output directory (default: tables/<variant>).
     #[arg(long)]
     pub out: Option<PathBuf>,
 }
@@ -41,7 +41,7 @@ pub struct BuildArgs {
 pub struct ProbeArgs {
     #[command(flatten)]
     pub position: PositionArgs,
-    /// Table directory (default: egdb/<variant>).
+    /// Table directory (default: tables/<variant>).
     #[arg(long)]
     pub dir: Option<PathBuf>,
     /// Print `{"fen", "wdl", "distance", "best"}` as JSON.
@@ -51,7 +51,7 @@ pub struct ProbeArgs {
 
 #[derive(clap::Args, Debug)]
 pub struct DirArgs {
-    /// Table directory (default: egdb/<variant>).
+    /// Table directory (default: tables/<variant>).
     #[arg(long)]
     pub dir: Option<PathBuf>,
     /// Variant whose default directory to use when --dir is not given.

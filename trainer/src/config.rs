@@ -424,7 +424,7 @@ mod tests {
     #[test]
     fn the_egdb_key_parses_and_is_off_by_default() {
         assert_eq!(RunConfig::default().selfplay.egdb, "");
-        for value in ["auto", "egdb/english", ""] {
+        for value in ["auto", "tables/english", ""] {
             let text = format!("[selfplay]\negdb = {value:?}\n");
             let cfg = RunConfig::parse(&text, "t").unwrap();
             assert_eq!(cfg.selfplay.egdb, value);
