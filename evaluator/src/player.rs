@@ -279,18 +279,17 @@ pub fn make_player(
             model,
             sims,
             movetime,
+            egdb,
         } => {
             let evaluator: Arc<dyn Evaluator> = match model {
                 Some(path) => shared_evaluator(path, variant)?,
                 None => Arc::new(UniformEvaluator::new(variant)),
             };
-            Ok(Box::new(MctsPlayer::new(
-                evaluator,
-                *sims,
-                *movetime,
-                seed,
-                spec.to_string(),
-            )))
+            let mut player = MctsPlayer::new(evaluator, *sims, *movetime, seed, spec.to_string());
+            if let Some(dir) = egdb {
+                player.search.set_tables(Some(shared_tables(dir, variant)?));
+            }
+            Ok(Box::new(player))
         }
     }
 }

@@ -25,6 +25,9 @@ pub enum PlayerSpec {
         model: Option<PathBuf>,
         sims: Option<u32>,
         movetime: Option<Duration>,
+        /// Endgame table directory (`egdb=DIR`): search positions in the
+        /// tables take their exact value.
+        egdb: Option<PathBuf>,
     },
 }
 
@@ -110,13 +113,14 @@ impl FromStr for PlayerSpec {
                 })
             }
             "mcts" => {
-                let (mut model, mut sims, mut movetime) = (None, None, None);
+                let (mut model, mut sims, mut movetime, mut egdb) = (None, None, None, None);
                 for (k, v) in pairs {
                     match k {
                         "model" => model = Some(PathBuf::from(v)),
                         "sims" => sims = Some(parse_u32(k, v, 10_000_000)?),
                         "movetime" => movetime = Some(parse_duration(v)?),
-                        _ => return Err(unknown(k, "model, sims, movetime")),
+                        "egdb" if !v.is_empty() => egdb = Some(PathBuf::from(v)),
+                        _ => return Err(unknown(k, "model, sims, movetime, egdb")),
                     }
                 }
                 if sims.is_none() && movetime.is_none() {
@@ -126,6 +130,7 @@ impl FromStr for PlayerSpec {
                     model,
                     sims,
                     movetime,
+                    egdb,
                 })
             }
             _ => Err(SpecError(format!(
@@ -162,6 +167,7 @@ impl fmt::Display for PlayerSpec {
                 model,
                 sims,
                 movetime,
+                egdb,
             } => {
                 let mut parts = Vec::new();
                 if let Some(m) = model {
@@ -172,6 +178,9 @@ impl fmt::Display for PlayerSpec {
                 }
                 if let Some(t) = movetime {
                     parts.push(format!("movetime={}", ms(t)));
+                }
+                if let Some(dir) = egdb {
+                    parts.push(format!("egdb={}", dir.display()));
                 }
                 write!(f, "mcts:{}", parts.join(","))
             }
@@ -219,6 +228,7 @@ mod tests {
             "alphabeta:depth=6,egdb=tables/english",
             "random",
             "mcts:sims=5",
+            "mcts:sims=5,egdb=tables/english",
         ] {
             assert_eq!(s.parse::<PlayerSpec>().unwrap().to_string(), s);
         }

@@ -136,3 +136,72 @@ fn table_spec_key_loads_tables_and_refuses_a_bad_directory() {
     assert!(make_player(&spec, Variant::English, 1).is_ok());
     assert!(make_player(&spec, Variant::Russian, 1).is_err());
 }
+
+#[test]
+fn mcts_with_tables_picks_the_winning_capture_into_the_tables() {
+    use rand::{Rng, SeedableRng};
+    use tammi_egdb::Wdl;
+    use tammi_evaluator::PlayerSpec;
+    use tammi_evaluator::player::make_player;
+    use tammi_rules::{Piece, Position, Setup, Square};
+    // Five-piece positions whose moves are all captures into the 4-piece
+    // tables, some winning and some not: MCTS with the uniform evaluator
+    // must find a winning one once table positions take their exact value.
+    let t = tables();
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+    let spec: PlayerSpec = format!("mcts:sims=64,egdb={}", t.dir().display())
+        .parse()
+        .unwrap();
+    let mut found = 0;
+    while found < 5 {
+        let mut squares: Vec<u8> = (0..32).collect();
+        let pieces: Vec<(Square, Piece)> = (0..5)
+            .map(|_| {
+                let s = squares.swap_remove(rng.random_range(0..squares.len()));
+                let color = if rng.random_bool(0.5) {
+                    Color::Black
+                } else {
+                    Color::White
+                };
+                (
+                    Square(s),
+                    Piece {
+                        color,
+                        king: rng.random_bool(0.5),
+                    },
+                )
+            })
+            .collect();
+        let Ok(pos) = Position::from_setup(&Setup {
+            variant: Variant::English,
+            side_to_move: Color::Black,
+            pieces,
+        }) else {
+            continue;
+        };
+        let moves = pos.legal_moves();
+        if moves.len() < 2 || !moves[0].is_capture() {
+            continue;
+        }
+        let wins: Vec<bool> = moves
+            .iter()
+            .map(|m| {
+                let mut child = pos;
+                child.play_unchecked(m);
+                t.probe(&child) == Some(Wdl::Loss)
+            })
+            .collect();
+        if !wins.iter().any(|&w| w) || wins.iter().all(|&w| w) {
+            continue;
+        }
+        found += 1;
+        let mut player = make_player(&spec, Variant::English, 1).unwrap();
+        let game = Game::from_position(pos);
+        let (m, _) = player.choose(&game).unwrap();
+        let i = moves.iter().position(|x| *x == m).unwrap();
+        assert!(
+            wins[i],
+            "{pos:?}: MCTS with tables chose a move that does not win"
+        );
+    }
+}

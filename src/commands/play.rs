@@ -102,6 +102,7 @@ pub fn run(args: &Args) -> CliResult {
             model: Some(m.clone()),
             sims: Some(400),
             movetime: None,
+            egdb: None,
         },
         (None, Some(p)) => p.clone(),
         (None, None) => "alphabeta:depth=8".parse().expect("valid default spec"),

@@ -74,6 +74,7 @@ fn mcts(model: &Path, sims: Option<u32>, movetime: Option<Duration>) -> PlayerSp
         model: Some(model.to_path_buf()),
         sims,
         movetime,
+        egdb: None,
     }
 }
 

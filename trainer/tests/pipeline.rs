@@ -35,6 +35,7 @@ fn mcts(model: &Path) -> PlayerSpec {
         model: Some(model.to_path_buf()),
         sims: Some(32),
         movetime: None,
+        egdb: None,
     }
 }
 
