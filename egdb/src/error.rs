@@ -53,8 +53,8 @@ impl EgdbError {
 pub enum Corruption {
     #[error("not a tammi endgame table (bad magic bytes)")]
     Magic,
-    #[error("format version {0}; this build reads version {supported}", supported = crate::format::VERSION)]
-    Version(u16),
+    #[error("format version {found}; this build reads version {supported}")]
+    Version { found: u16, supported: u16 },
     #[error("the header's checksum does not match (damaged header)")]
     HeaderChecksum,
     #[error("the data's checksum does not match (damaged or truncated data)")]

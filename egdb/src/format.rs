@@ -148,7 +148,10 @@ impl SliceFile {
         let u32_at = |i: usize| u32::from_le_bytes(h[i..i + 4].try_into().unwrap());
         let version = u16::from_le_bytes([h[8], h[9]]);
         if version != VERSION {
-            return Err(Corruption::Version(version));
+            return Err(Corruption::Version {
+                found: version,
+                supported: VERSION,
+            });
         }
         if crc32fast::hash(&h[..80]) != u32_at(80) {
             return Err(Corruption::HeaderChecksum);

@@ -37,10 +37,9 @@
 
 use crate::config::{RootSelection, SelfPlayConfig};
 use crate::noise;
-use crate::tables::wdl_triple;
 use rand::Rng;
 use std::sync::Arc;
-use tammi_egdb::Egdb;
+use tammi_egdb::{Egdb, Wdl};
 use tammi_model::{EvalRequest, EvalResult, Evaluator, ModelError};
 use tammi_rules::{DrawRules, Game, Move, MoveList, Position};
 
@@ -157,6 +156,15 @@ struct GumbelRoot {
     /// Simulations the halving schedule was planned for.
     budget: u32,
     phases: u32,
+}
+
+/// A table value as the search's `[win, draw, loss]` for the side to move.
+pub(crate) fn wdl_triple(w: Wdl) -> [f32; 3] {
+    match w {
+        Wdl::Win => [1.0, 0.0, 0.0],
+        Wdl::Draw => [0.0, 1.0, 0.0],
+        Wdl::Loss => [0.0, 0.0, 1.0],
+    }
 }
 
 /// Shared endgame tables inside a [`Search`] (which is `Debug`).
@@ -903,6 +911,15 @@ impl Search {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn triples_follow_the_value_convention() {
+        for w in [Wdl::Loss, Wdl::Draw, Wdl::Win] {
+            let t = wdl_triple(w);
+            assert_eq!(t[0] - t[2], w.value());
+            assert_eq!(t.iter().sum::<f32>(), 1.0);
+        }
+    }
 
     #[test]
     fn flipping_swaps_win_and_loss() {

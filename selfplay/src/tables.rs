@@ -4,7 +4,7 @@
 use crate::worker::SelfPlayError;
 use std::path::PathBuf;
 use std::sync::Arc;
-use tammi_egdb::{Egdb, EgdbError, Wdl};
+use tammi_egdb::{Egdb, EgdbError};
 use tammi_rules::Variant;
 
 /// The `selfplay.egdb` value that means "the variant's default table
@@ -90,15 +90,6 @@ pub fn open_tables(value: &str, variant: Variant) -> Result<OpenedTables, SelfPl
     })
 }
 
-/// A table value as the search's `[win, draw, loss]` for the side to move.
-pub(crate) fn wdl_triple(w: Wdl) -> [f32; 3] {
-    match w {
-        Wdl::Win => [1.0, 0.0, 0.0],
-        Wdl::Draw => [0.0, 1.0, 0.0],
-        Wdl::Loss => [0.0, 0.0, 1.0],
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -112,15 +103,6 @@ mod tests {
             TablesSetting::parse("tables/english"),
             TablesSetting::Dir(PathBuf::from("tables/english"))
         );
-    }
-
-    #[test]
-    fn triples_follow_the_value_convention() {
-        for w in [Wdl::Loss, Wdl::Draw, Wdl::Win] {
-            let t = wdl_triple(w);
-            assert_eq!(t[0] - t[2], w.value());
-            assert_eq!(t.iter().sum::<f32>(), 1.0);
-        }
     }
 
     #[test]
