@@ -130,6 +130,7 @@ pub struct MctsPlayer {
     movetime: Option<Duration>,
     rng: ChaCha8Rng,
     name: String,
+    batch: usize,
 }
 
 impl MctsPlayer {
@@ -161,7 +162,15 @@ impl MctsPlayer {
             movetime,
             rng: ChaCha8Rng::seed_from_u64(seed),
             name,
+            batch: 1,
         }
+    }
+
+    /// Evaluates up to `batch` leaves per network call (virtual loss); 1 (the
+    /// default of `new`) searches one leaf at a time.
+    pub fn with_batch(mut self, batch: u32) -> MctsPlayer {
+        self.batch = batch.max(1) as usize;
+        self
     }
 }
 
@@ -178,11 +187,12 @@ impl Player for MctsPlayer {
         };
         let d = self
             .search
-            .think(
+            .think_batched(
                 game,
                 self.evaluator.as_ref(),
                 budget,
                 deadline,
+                self.batch,
                 &mut self.rng,
             )
             .map_err(|e| PlayerError(format!("{}: {e}", self.name)))?;
@@ -280,12 +290,14 @@ pub fn make_player(
             sims,
             movetime,
             egdb,
+            batch,
         } => {
             let evaluator: Arc<dyn Evaluator> = match model {
                 Some(path) => shared_evaluator(path, variant)?,
                 None => Arc::new(UniformEvaluator::new(variant)),
             };
-            let mut player = MctsPlayer::new(evaluator, *sims, *movetime, seed, spec.to_string());
+            let mut player = MctsPlayer::new(evaluator, *sims, *movetime, seed, spec.to_string())
+                .with_batch(*batch);
             if let Some(dir) = egdb {
                 player.search.set_tables(Some(shared_tables(dir, variant)?));
             }

@@ -79,6 +79,12 @@ pub struct SelfPlayConfig {
     /// can ask for tables and still run where none were built); any other
     /// value = a table directory that must open (see [`crate::open_tables`]).
     pub egdb: String,
+    /// Share of games that ignore the endgame tables (no adjudication, no
+    /// exact leaves) and are played out by the rules, as a match without
+    /// tables would be: the net keeps seeing its own endgames (policy and
+    /// value targets there), which adjudicating every game would take away.
+    /// 0 = every game uses the tables (when there are any).
+    pub tables_playout_fraction: f32,
 }
 
 impl Default for SelfPlayConfig {
@@ -107,6 +113,7 @@ impl Default for SelfPlayConfig {
             batch_size: 32,
             games_per_shard: 64,
             egdb: String::new(),
+            tables_playout_fraction: 0.0,
         }
     }
 }
@@ -170,6 +177,9 @@ impl SelfPlayConfig {
         }
         if !unit(self.resign_disabled_fraction) {
             return bad("resign_disabled_fraction", "must be between 0 and 1");
+        }
+        if !unit(self.tables_playout_fraction) {
+            return bad("tables_playout_fraction", "must be between 0 and 1");
         }
         if !(1..=100_000).contains(&self.max_plies) {
             return bad("max_plies", "must be between 1 and 100000");

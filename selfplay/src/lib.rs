@@ -41,6 +41,7 @@ mod noise;
 mod record;
 mod shard;
 mod tables;
+mod targets;
 mod worker;
 
 pub use config::{ConfigError, RootSelection, SelfPlayConfig};
@@ -51,4 +52,5 @@ pub use shard::{
     write_atomic, write_shard,
 };
 pub use tables::{EGDB_AUTO, OpenedTables, TablesSetting, open_tables};
+pub use targets::{ValueTargets, short_term_values};
 pub use worker::{Event, RunSetup, RunStats, SelfPlayError, Sink, run_selfplay};

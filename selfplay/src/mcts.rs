@@ -70,6 +70,10 @@ struct Node {
     wdl_sum: [f64; 3],
     /// The evaluator's value (win - loss) when the node was expanded.
     net_value: f32,
+    /// Simulations through this node whose leaf waits for its evaluation
+    /// ([`Search::think_batched`]); each counts as a lost visit for the
+    /// parent's side while it waits (virtual loss).  0 outside a batch.
+    in_flight: u32,
 }
 
 impl Node {
@@ -202,7 +206,14 @@ pub struct Search {
     tables: Option<Tables>,
     /// Nodes valued by the tables since the last [`Search::take_table_leaves`].
     table_leaves: u64,
+    /// When the move's search must stop ([`Search::think`] with a time
+    /// limit): looked at between evaluations and every few walks, so a tree
+    /// whose walks all end in terminal nodes cannot outrun it.
+    deadline: Option<std::time::Instant>,
 }
+
+/// Walks between two looks at the clock when no evaluation intervenes.
+const WALKS_PER_CLOCK_CHECK: u32 = 64;
 
 impl Search {
     /// A search with these settings (only the search keys of the config matter here).
@@ -232,6 +243,7 @@ impl Search {
             has_root: false,
             tables: None,
             table_leaves: 0,
+            deadline: None,
         }
     }
 
@@ -254,6 +266,7 @@ impl Search {
     /// simulations: the move is forced.
     pub fn start(&mut self, game: &Game, budget: MoveBudget) {
         debug_assert!(game.outcome().is_none(), "search of a finished game");
+        self.deadline = None;
         self.draw_rules = game.draw_rules();
         let np = game.no_progress_plies() as usize;
         let before: Vec<&Position> = game.positions_before_moves().collect();
@@ -276,6 +289,7 @@ impl Search {
                 visits: 0,
                 wdl_sum: [0.0; 3],
                 net_value: 0.0,
+                in_flight: 0,
             });
             self.tree.moves.extend_from_slice(game.legal_moves());
             self.tree
@@ -316,6 +330,7 @@ impl Search {
         rng: &mut impl Rng,
     ) -> Result<Decision, ModelError> {
         self.start(game, budget);
+        self.deadline = deadline;
         let mut out = Vec::with_capacity(1);
         while self.select(rng) == Step::NeedsEval {
             let req = self.request();
@@ -325,11 +340,152 @@ impl Search {
                 return Err(e);
             }
             self.apply(&out[0]);
-            if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
-                self.budget.simulations = self.done;
+            self.out_of_time();
+        }
+        self.deadline = None;
+        Ok(self.finish(game.ply(), rng))
+    }
+
+    /// Like [`Search::think`], but gathers up to `batch` leaves per network
+    /// call with virtual loss (a leaf waiting for its evaluation counts as a
+    /// lost visit for the side choosing the path to it), so a single search
+    /// uses the evaluator's faster batched path.  Collecting stops early when
+    /// a walk reaches a leaf already waiting.  `batch` 1 is
+    /// [`Search::think`]; so is the Gumbel root (whose visit order is
+    /// planned one simulation at a time), whatever the batch.
+    pub fn think_batched(
+        &mut self,
+        game: &Game,
+        evaluator: &dyn Evaluator,
+        budget: MoveBudget,
+        deadline: Option<std::time::Instant>,
+        batch: usize,
+        rng: &mut impl Rng,
+    ) -> Result<Decision, ModelError> {
+        if batch <= 1 || self.cfg.root_selection == RootSelection::Gumbel {
+            return self.think(game, evaluator, budget, deadline, rng);
+        }
+        self.start(game, budget);
+        self.deadline = deadline;
+        let mut leaves: Vec<u32> = Vec::with_capacity(batch);
+        let mut collided: Vec<u32> = Vec::with_capacity(batch);
+        let mut out = Vec::with_capacity(batch);
+        while self.done < self.budget.simulations {
+            self.gather(batch, &mut leaves, &mut collided, rng);
+            if leaves.is_empty() {
+                self.out_of_time();
+                continue;
+            }
+            let requests: Vec<EvalRequest<'_>> =
+                leaves.iter().map(|&l| self.request_for(l)).collect();
+            let r = evaluator.evaluate(&requests, &mut out);
+            drop(requests);
+            if let Err(e) = r {
+                self.forget();
+                return Err(e);
+            }
+            for (&leaf, result) in leaves.iter().zip(&out) {
+                self.expand(leaf, result);
+            }
+            for &leaf in &collided {
+                self.mark_in_flight(leaf, -1);
+            }
+            self.out_of_time();
+        }
+        self.deadline = None;
+        Ok(self.finish(game.ply(), rng))
+    }
+
+    /// Walks down up to `batch` times, backing terminal leaves up at once and
+    /// keeping the others (marked in flight along their path) in `leaves`;
+    /// walks that met a leaf already kept leave their virtual loss too, and
+    /// that leaf in `collided`, until the batch is evaluated.
+    fn gather(
+        &mut self,
+        batch: usize,
+        leaves: &mut Vec<u32>,
+        collided: &mut Vec<u32>,
+        rng: &mut impl Rng,
+    ) {
+        leaves.clear();
+        collided.clear();
+        if !self.tree.nodes[0].expanded {
+            self.done += 1;
+            self.mark_in_flight(0, 1);
+            leaves.push(0);
+            return;
+        }
+        if !self.prepared {
+            self.prepare(rng);
+        }
+        let mut collisions = 0;
+        let mut walks = 0;
+        while leaves.len() < batch && self.done < self.budget.simulations {
+            walks += 1;
+            if walks % WALKS_PER_CLOCK_CHECK == 0 && self.out_of_time() {
+                break;
+            }
+            let node = self.descend();
+            let n = &self.tree.nodes[node as usize];
+            if let Some(wdl) = n.terminal {
+                self.done += 1;
+                self.backup(node, wdl);
+            } else if n.in_flight > 0 {
+                // Another walk of this batch waits on this leaf: its path
+                // now carries one more virtual loss, so the next walk may
+                // turn elsewhere; give up after as many collisions as leaves.
+                collisions += 1;
+                self.mark_in_flight(node, 1);
+                collided.push(node);
+                if collisions >= batch {
+                    break;
+                }
+            } else {
+                self.done += 1;
+                self.mark_in_flight(node, 1);
+                leaves.push(node);
             }
         }
-        Ok(self.finish(game.ply(), rng))
+    }
+
+    /// Whether the deadline has passed; if so, the move's budget ends here.
+    fn out_of_time(&mut self) -> bool {
+        let late = self
+            .deadline
+            .is_some_and(|d| std::time::Instant::now() >= d);
+        if late {
+            self.budget.simulations = self.done;
+        }
+        late
+    }
+
+    /// Adds `delta` waiting simulations to `node` and its ancestors.
+    fn mark_in_flight(&mut self, mut node: u32, delta: i32) {
+        while node != NONE {
+            let n = &mut self.tree.nodes[node as usize];
+            n.in_flight = n.in_flight.wrapping_add_signed(delta);
+            node = n.parent;
+        }
+    }
+
+    /// A leaf as an evaluation request.
+    fn request_for(&self, leaf: u32) -> EvalRequest<'_> {
+        let n = &self.tree.nodes[leaf as usize];
+        let r = n.edge_start as usize..(n.edge_start + n.edge_len) as usize;
+        EvalRequest {
+            position: &n.position,
+            moves: &self.tree.moves[r],
+            no_progress: n.no_progress,
+            repetitions: n.repetitions as u32,
+        }
+    }
+
+    /// Expands a waiting leaf with its evaluation, takes its virtual loss
+    /// back and backs the W/D/L up.
+    fn expand(&mut self, leaf: u32, result: &EvalResult) {
+        self.mark_in_flight(leaf, -1);
+        self.pending = leaf;
+        self.apply(result);
     }
 
     /// Looks for the game's position among the last chosen child and its
@@ -418,7 +574,12 @@ impl Search {
     /// Terminal leaves are backed up at once and count as simulations.
     pub fn select(&mut self, rng: &mut impl Rng) -> Step {
         debug_assert!(self.pending == NONE, "select called with a leaf pending");
+        let mut walks = 0;
         while self.done < self.budget.simulations {
+            walks += 1;
+            if walks % WALKS_PER_CLOCK_CHECK == 0 && self.out_of_time() {
+                break;
+            }
             if !self.tree.nodes[0].expanded {
                 self.done += 1;
                 self.pending = 0;
@@ -427,45 +588,45 @@ impl Search {
             if !self.prepared {
                 self.prepare(rng);
             }
-            let mut node = 0u32;
-            loop {
-                let n = &self.tree.nodes[node as usize];
-                if let Some(wdl) = n.terminal {
-                    self.done += 1;
-                    self.backup(node, wdl);
-                    break;
-                }
-                if !n.expanded {
-                    self.done += 1;
+            let node = self.descend();
+            self.done += 1;
+            match self.tree.nodes[node as usize].terminal {
+                Some(wdl) => self.backup(node, wdl),
+                None => {
                     self.pending = node;
                     return Step::NeedsEval;
                 }
-                let e = if node == 0 && self.cfg.root_selection == RootSelection::Gumbel {
-                    self.gumbel_next()
-                } else {
-                    self.pick_edge(node)
-                };
-                let child = self.tree.children[e as usize];
-                node = if child == NONE {
-                    self.add_node(node, e)
-                } else {
-                    child
-                };
             }
         }
         Step::Done
     }
 
+    /// Walks down from the (expanded) root by the selection rule to the
+    /// first terminal or unexpanded node, creating it if new.
+    fn descend(&mut self) -> u32 {
+        let mut node = 0u32;
+        loop {
+            let n = &self.tree.nodes[node as usize];
+            if n.terminal.is_some() || !n.expanded {
+                return node;
+            }
+            let e = if node == 0 && self.cfg.root_selection == RootSelection::Gumbel {
+                self.gumbel_next()
+            } else {
+                self.pick_edge(node)
+            };
+            let child = self.tree.children[e as usize];
+            node = if child == NONE {
+                self.add_node(node, e)
+            } else {
+                child
+            };
+        }
+    }
+
     /// The pending leaf as an evaluation request.
     pub fn request(&self) -> EvalRequest<'_> {
-        let n = &self.tree.nodes[self.pending as usize];
-        let r = n.edge_start as usize..(n.edge_start + n.edge_len) as usize;
-        EvalRequest {
-            position: &n.position,
-            moves: &self.tree.moves[r],
-            no_progress: n.no_progress,
-            repetitions: n.repetitions as u32,
-        }
+        self.request_for(self.pending)
     }
 
     /// Whether a leaf waits for [`Search::apply`].
@@ -555,6 +716,7 @@ impl Search {
             visits: 0,
             wdl_sum: [0.0; 3],
             net_value: 0.0,
+            in_flight: 0,
         });
         self.tree.children[e as usize] = idx;
         idx
@@ -594,6 +756,12 @@ impl Search {
             return None;
         }
         let n = &self.tree.nodes[c as usize];
+        if n.in_flight > 0 {
+            // Waiting leaves below count as wins for the child's side.
+            let visits = n.visits + n.in_flight;
+            let sum = (n.wdl_sum[0] - n.wdl_sum[2]) as f32 + n.in_flight as f32;
+            return Some((-sum / visits as f32, visits));
+        }
         (n.visits > 0).then(|| (-n.value(), n.visits))
     }
 
@@ -616,7 +784,7 @@ impl Search {
         // prior undervalued (measured: a proven win at prior 0.01 got no visit
         // in 400 simulations that way; see tests/search.rs).
         let fpu = n.net_value - self.cfg.fpu_reduction * visited_prior.sqrt();
-        let sqrt_n = (n.visits.max(1) as f32).sqrt();
+        let sqrt_n = ((n.visits + n.in_flight).max(1) as f32).sqrt();
         let mut best = r.start;
         let mut best_score = f32::NEG_INFINITY;
         for k in r {

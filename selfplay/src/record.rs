@@ -77,9 +77,11 @@ pub struct Sample {
     pub moves_left: u32,
     /// Whether the move got a full search (a policy target) rather than a cheap one.
     pub full_search: bool,
-    /// Root visits after the search (0 when the move was forced).
+    /// Root visits after the search.  A forced move gets no simulation of
+    /// its own: its root keeps the visits an earlier search left in the
+    /// reused subtree, 0 if none.
     pub root_visits: u32,
-    /// Root's searched W/D/L for the side to move (zeros when forced).
+    /// Root's searched W/D/L for the side to move (zeros without visits).
     pub root_wdl: [f32; 3],
 }
 

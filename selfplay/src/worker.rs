@@ -325,6 +325,8 @@ pub fn run_selfplay(
 /// One game in progress inside a worker.
 struct Slot {
     start: Position,
+    /// The tables this game uses: the run's, or none for a game played out
+    /// (`tables_playout_fraction`).
     tables: Option<Arc<Egdb>>,
     /// The tables' value of the game's position, when it is in them: the
     /// game ends at the next step.
@@ -367,7 +369,14 @@ impl Slot {
     }
 
     /// Takes the next game number, if any is left.
-    fn begin(&mut self, cfg: &SelfPlayConfig, counters: &Counters, games: u64, seed: u64) {
+    fn begin(
+        &mut self,
+        cfg: &SelfPlayConfig,
+        setup: &RunSetup,
+        counters: &Counters,
+        games: u64,
+        seed: u64,
+    ) {
         let id = counters.next_game.fetch_add(1, Ordering::Relaxed);
         if id >= games || counters.stop.load(Ordering::Relaxed) {
             self.active = false;
@@ -379,6 +388,9 @@ impl Slot {
         self.game = Game::from_position(self.start);
         self.samples.clear();
         self.resign_enabled = self.rng.random::<f32>() >= cfg.resign_disabled_fraction;
+        let play_out = self.rng.random::<f32>() < cfg.tables_playout_fraction;
+        self.tables = if play_out { None } else { setup.tables.clone() };
+        self.search.set_tables(self.tables.clone());
         self.would_have_resigned = None;
         self.search.forget();
         self.table_result = self.probe();
@@ -522,7 +534,7 @@ fn worker(
         .map(|_| Slot::new(variant, cfg, setup))
         .collect();
     for s in &mut slots {
-        s.begin(cfg, counters, games, seed);
+        s.begin(cfg, setup, counters, games, seed);
     }
     let n = slots.len();
     let mut pending: Vec<usize> = Vec::with_capacity(cfg.batch_size);
@@ -548,7 +560,7 @@ fn worker(
                         if tx.send(Ok(rec)).is_err() {
                             return Ok(());
                         }
-                        slot.begin(cfg, counters, games, seed);
+                        slot.begin(cfg, setup, counters, games, seed);
                     }
                 }
             }

@@ -259,3 +259,30 @@ impl Evaluator for WhiteWins {
         Ok(())
     }
 }
+
+#[test]
+fn forced_moves_get_a_one_move_policy_and_no_search_of_their_own() {
+    // Random-ish games from the start meet many single legal moves (one
+    // capture on the board is compulsory).
+    let ev = UniformEvaluator::new(Variant::English);
+    let games = play(&ev, &small(RootSelection::Gumbel), 6, 11);
+    let mut forced = 0;
+    for s in games.iter().flat_map(|g| &g.samples) {
+        if s.moves.len() == 1 {
+            forced += 1;
+            // No search of its own: the root keeps only what the last
+            // search left in the reused subtree (if anything).
+            assert_eq!(s.policy, vec![1.0]);
+            assert_eq!(s.played, 0);
+            if s.root_visits == 0 {
+                assert_eq!(s.root_wdl, [0.0; 3]);
+            } else {
+                assert!((s.root_wdl.iter().sum::<f32>() - 1.0).abs() < 1e-4);
+            }
+        } else {
+            assert!(s.root_visits > 0, "a choice was not searched");
+            assert!((s.policy.iter().sum::<f32>() - 1.0).abs() < 1e-4);
+        }
+    }
+    assert!(forced >= 5, "only {forced} forced moves in 6 games");
+}

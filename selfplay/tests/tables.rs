@@ -342,3 +342,64 @@ fn shards_of_format_1_still_read() {
         Err(ShardError::UnsupportedVersion(v)) if v == SHARD_VERSION + 1
     ));
 }
+
+#[test]
+fn a_share_of_games_is_played_out_without_the_tables() {
+    let egdb = tables();
+    let ev = UniformEvaluator::new(Variant::English);
+    let setup = RunSetup {
+        tables: Some(egdb.clone()),
+        start: Some(pos(FORK)),
+    };
+    // Every game played out: from FORK the first move always enters the
+    // tables, so a game that used them would end there after one ply.
+    let all_out = SelfPlayConfig {
+        tables_playout_fraction: 1.0,
+        ..small()
+    };
+    let (games, stats) = play(&ev, &all_out, &setup, 4);
+    assert!(
+        games
+            .iter()
+            .all(|g| g.end != GameEnd::Tables && g.plies() > 1),
+        "{:?}",
+        games.iter().map(|g| (g.end, g.plies())).collect::<Vec<_>>()
+    );
+    assert_eq!((stats.adjudicated, stats.table_leaves), (0, 0));
+    for g in &games {
+        for s in &g.samples {
+            assert_eq!(s.result, target(g.winner, s.position.side_to_move()));
+        }
+    }
+
+    // Half played out: over 40 games both kinds occur, each consistent.
+    let half = SelfPlayConfig {
+        tables_playout_fraction: 0.5,
+        ..small()
+    };
+    let (games, stats) = play(&ev, &half, &setup, 40);
+    let adjudicated = games.iter().filter(|g| g.end == GameEnd::Tables).count();
+    assert_eq!(stats.adjudicated as usize, adjudicated);
+    assert!(
+        (8..=32).contains(&adjudicated),
+        "{adjudicated} of 40 adjudicated with half played out"
+    );
+    for g in games.iter().filter(|g| g.end == GameEnd::Tables) {
+        check_game(g, &egdb);
+        assert_eq!(g.plies(), 1);
+    }
+    assert!(
+        games
+            .iter()
+            .filter(|g| g.end != GameEnd::Tables)
+            .all(|g| g.plies() > 1)
+    );
+
+    // Out of range is refused.
+    let bad = SelfPlayConfig {
+        tables_playout_fraction: 1.5,
+        ..small()
+    };
+    let e = bad.validate().unwrap_err().to_string();
+    assert!(e.contains("tables_playout_fraction"), "{e}");
+}

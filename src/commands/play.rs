@@ -103,6 +103,7 @@ pub fn run(args: &Args) -> CliResult {
             sims: Some(400),
             movetime: None,
             egdb: None,
+            batch: tammi_evaluator::spec::DEFAULT_MCTS_BATCH,
         },
         (None, Some(p)) => p.clone(),
         (None, None) => "alphabeta:depth=8".parse().expect("valid default spec"),
@@ -169,7 +170,7 @@ fn interactive(
     spec: &PlayerSpec,
 ) -> CliResult {
     let v = game.position().variant();
-    println!(
+    outln!(
         "tammi: {v}, you play {} against {spec}. {HELP}",
         user.name()
     );
@@ -177,9 +178,9 @@ fn interactive(
     let mut input = stdin.lock().lines();
     loop {
         if let Some(o) = game.outcome() {
-            print!("{}", diagram(game.position()));
-            println!("game over: {o}");
-            println!("{}", result_line(&o));
+            out!("{}", diagram(game.position()));
+            outln!("game over: {o}");
+            outln!("{}", result_line(&o));
             return Ok(());
         }
         if game.position().side_to_move() != user {
@@ -187,14 +188,14 @@ fn interactive(
             let eval = info.score.map_or(String::new(), |s| {
                 format!(" (evaluation {s:+} for the engine)")
             });
-            println!("engine plays {}{eval}", move_text(v, &m));
+            outln!("engine plays {}{eval}", move_text(v, &m));
             continue;
         }
-        print!("{}", diagram(game.position()));
-        print!("{} to move> ", user.name());
+        out!("{}", diagram(game.position()));
+        out!("{} to move> ", user.name());
         std::io::stdout().flush()?;
         let Some(line) = input.next() else {
-            println!();
+            outln!();
             return Ok(());
         };
         let line = line?;
@@ -202,14 +203,14 @@ fn interactive(
         match words.next() {
             None => {}
             Some("quit") | Some("exit") => return Ok(()),
-            Some("help") => println!("{HELP}"),
-            Some("moves") => println!("{}", sorted_texts(v, game.legal_moves()).join(" ")),
+            Some("help") => outln!("{HELP}"),
+            Some("moves") => outln!("{}", sorted_texts(v, game.legal_moves()).join(" ")),
             Some("hint") => {
                 let (m, info) = engine.choose(game)?;
                 let eval = info
                     .score
                     .map_or(String::new(), |s| format!(" (evaluation {s:+})"));
-                println!("hint: {}{eval}", move_text(v, &m));
+                outln!("hint: {}{eval}", move_text(v, &m));
             }
             Some("undo") => {
                 // Take back the engine's reply and the user's move.
@@ -221,22 +222,22 @@ fn interactive(
                     }
                 }
                 if undone == 0 {
-                    println!("nothing to undo");
+                    outln!("nothing to undo");
                 }
             }
             Some("save") => match words.next() {
-                None => println!("usage: save FILE"),
+                None => outln!("usage: save FILE"),
                 Some(path) => {
                     let pdn = write_pdn(game, &[("Event", "tammi play")]);
                     match super::write_atomic(std::path::Path::new(path), pdn.as_bytes()) {
-                        Ok(()) => println!("saved to {path}"),
-                        Err(e) => println!("cannot save to {path}: {e}"),
+                        Ok(()) => outln!("saved to {path}"),
+                        Err(e) => outln!("cannot save to {path}: {e}"),
                     }
                 }
             },
             Some(_) => {
                 if let Err(e) = game.play_text(line.trim()) {
-                    println!("{e}");
+                    outln!("{e}");
                 }
             }
         }

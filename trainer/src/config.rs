@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::Path;
 use tammi_model::{NetConfig, TrainConfig};
-use tammi_selfplay::SelfPlayConfig;
+use tammi_selfplay::{SelfPlayConfig, ValueTargets};
 
 use crate::replay::WindowConfig;
 
@@ -50,6 +50,12 @@ pub struct TrainSection {
     pub value_weight: f32,
     /// Weight of the moves-left loss (only with the moves-left head).
     pub moves_left_weight: f32,
+    /// Share of the short-term value (the searches' values of the next plies,
+    /// exponentially averaged) in the value target; the rest is the game's
+    /// outcome (0 = the outcome alone).
+    pub short_term_value_weight: f32,
+    /// Horizon of the short-term value, in plies (1 = the ply's own search value).
+    pub short_term_value_horizon: f32,
     /// Replay window: below this many positions it holds everything.
     pub window_min_positions: usize,
     /// Replay window growth exponent past the minimum (KataGo: 0.75).
@@ -77,6 +83,8 @@ impl Default for TrainSection {
             weight_decay: t.weight_decay,
             value_weight: t.value_weight,
             moves_left_weight: t.moves_left_weight,
+            short_term_value_weight: 0.0,
+            short_term_value_horizon: 1.0,
             window_min_positions: w.min_samples,
             window_alpha: w.alpha,
             window_beta: w.beta,
@@ -93,6 +101,14 @@ impl TrainSection {
             weight_decay: self.weight_decay,
             value_weight: self.value_weight,
             moves_left_weight: self.moves_left_weight,
+        }
+    }
+
+    /// How value targets are made from a game's outcome and searches.
+    pub fn value_targets(&self) -> ValueTargets {
+        ValueTargets {
+            weight: self.short_term_value_weight,
+            horizon: self.short_term_value_horizon,
         }
     }
 
@@ -131,6 +147,12 @@ impl TrainSection {
             if !(x.is_finite() && x >= 0.0) {
                 return bad(key, "must be a finite number >= 0");
             }
+        }
+        if !(0.0..=1.0).contains(&self.short_term_value_weight) {
+            return bad("short_term_value_weight", "must be between 0 and 1");
+        }
+        if !(self.short_term_value_horizon.is_finite() && self.short_term_value_horizon >= 1.0) {
+            return bad("short_term_value_horizon", "must be a finite number >= 1");
         }
         if self.window_min_positions == 0 {
             return bad("window_min_positions", "must be at least 1");

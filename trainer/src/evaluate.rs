@@ -13,6 +13,7 @@ use tammi_evaluator::chart::{Series, line_chart};
 use tammi_evaluator::gating::{GateConfig, gate};
 use tammi_evaluator::matchplay::{MatchConfig, MatchProgress, run_match};
 use tammi_evaluator::openings::{Opening, OpeningSource, load_openings};
+use tammi_evaluator::spec::DEFAULT_MCTS_BATCH;
 use tammi_evaluator::stats::{Sprt, elo_from_score};
 use tammi_rules::Variant;
 
@@ -69,12 +70,14 @@ fn openings(
     load_openings(variant, &source, count, seed).map_err(|e| RunError::Failed(e.to_string()))
 }
 
-fn mcts(model: &Path, sims: Option<u32>, movetime: Option<Duration>) -> PlayerSpec {
+/// An MCTS player of a run's model; `batch` leaves per network call.
+fn mcts(model: &Path, sims: Option<u32>, movetime: Option<Duration>, batch: u32) -> PlayerSpec {
     PlayerSpec::Mcts {
         model: Some(model.to_path_buf()),
         sims,
         movetime,
         egdb: None,
+        batch,
     }
 }
 
@@ -109,8 +112,10 @@ pub fn gate_generation(
     // A different slice of the deck each generation.
     let shift = (generation as usize * g.pairs) % deck.len();
     deck.rotate_left(shift);
-    let candidate = mcts(&run.candidate(generation), Some(g.simulations), None);
-    let best = mcts(&run.model(accepted), Some(g.simulations), None);
+    // One leaf at a time: gates search few simulations, where virtual loss
+    // would change the search most.
+    let candidate = mcts(&run.candidate(generation), Some(g.simulations), None, 1);
+    let best = mcts(&run.model(accepted), Some(g.simulations), None, 1);
     let gate_cfg = GateConfig {
         variant,
         openings: deck,
@@ -160,12 +165,18 @@ pub fn play_ladder(
     let seed = derive_seed(&[cfg.run.seed, 0x1ADD]);
     let deck = openings(variant, &l.openings, l.pairs, seed)?;
     let model = if l.simulations > 0 {
-        mcts(&run.model(accepted), Some(l.simulations), None)
+        mcts(
+            &run.model(accepted),
+            Some(l.simulations),
+            None,
+            DEFAULT_MCTS_BATCH,
+        )
     } else {
         mcts(
             &run.model(accepted),
             None,
             Some(Duration::from_millis(l.movetime_ms)),
+            DEFAULT_MCTS_BATCH,
         )
     };
     let mut out = Vec::new();

@@ -14,7 +14,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use tammi_model::TrainBatch;
 use tammi_rules::Variant;
-use tammi_selfplay::{Sample, ShardError, read_shard};
+use tammi_selfplay::{Sample, ShardError, ValueTargets, read_shard};
 
 /// How large the window is.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -99,6 +99,7 @@ impl std::error::Error for ReplayError {}
 pub struct ReplayBuffer {
     variant: Variant,
     config: WindowConfig,
+    targets: ValueTargets,
     samples: VecDeque<Sample>,
     loaded: BTreeSet<PathBuf>,
     produced: u64,
@@ -137,10 +138,18 @@ impl ReplayBuffer {
         ReplayBuffer {
             variant,
             config,
+            targets: ValueTargets::default(),
             samples: VecDeque::new(),
             loaded: BTreeSet::new(),
             produced: 0,
         }
+    }
+
+    /// Makes the value targets of games read from now on with `targets`
+    /// (default: the outcome alone).
+    pub fn with_value_targets(mut self, targets: ValueTargets) -> ReplayBuffer {
+        self.targets = targets;
+        self
     }
 
     /// Reads every shard below `dir` not read before (in path order, so
@@ -166,7 +175,8 @@ impl ReplayBuffer {
                     expected: self.variant,
                 });
             }
-            for game in shard.games {
+            for mut game in shard.games {
+                self.targets.apply(&mut game.samples);
                 added += game.samples.len();
                 self.samples.extend(game.samples);
             }

@@ -140,7 +140,8 @@ pub fn train(
         ),
         None => Vec::new(),
     };
-    let mut buffer = ReplayBuffer::new(variant, cfg.train.window());
+    let mut buffer = ReplayBuffer::new(variant, cfg.train.window())
+        .with_value_targets(cfg.train.value_targets());
     let generations = options.generations.unwrap_or(cfg.run.generations);
     let max_hours = options.max_hours.unwrap_or(cfg.run.max_hours);
     if let Some(only) = options.only

@@ -36,6 +36,7 @@ fn mcts(model: &Path) -> PlayerSpec {
         sims: Some(32),
         movetime: None,
         egdb: None,
+        batch: 1,
     }
 }
 
