@@ -389,19 +389,35 @@ impl Model {
                 ),
             ));
         }
+        check_finite(&bytes)
+            .map_err(|e| ModelError::checkpoint(dir, format!("{}: {e}", card.weights.file)))?;
         let device = backend.device()?;
         let mut net = net_build_config(variant, &card.net).init(&device);
         let mut store = SafetensorsStore::from_bytes(Some(bytes));
-        net.load_from(&mut store).map_err(|e| {
+        let misfit = |why: String| {
             ModelError::checkpoint(
                 dir,
-                format!(
-                    "weights do not fit the card's net {:?}: {}",
-                    card.net,
-                    first_line(&e.to_string())
-                ),
+                format!("weights do not fit the card's net {:?}: {why}", card.net),
             )
-        })?;
+        };
+        let applied = net
+            .load_from(&mut store)
+            .map_err(|e| misfit(first_line(&e.to_string())))?;
+        if let Some(name) = applied.unused.first() {
+            return Err(misfit(format!(
+                "{} tensor(s) of the file are not in the net (e.g. {name})",
+                applied.unused.len()
+            )));
+        }
+        if let Some((name, _)) = applied.missing.first() {
+            return Err(misfit(format!(
+                "{} tensor(s) of the net are not in the file (e.g. {name})",
+                applied.missing.len()
+            )));
+        }
+        if let Some(e) = applied.errors.first() {
+            return Err(misfit(first_line(&e.to_string())));
+        }
         Ok(Model {
             variant,
             net_config: card.net,
@@ -412,6 +428,28 @@ impl Model {
             backend,
         })
     }
+}
+
+/// Refuses weights holding a NaN or an infinity: they would load, and then
+/// every evaluation would be NaN.
+fn check_finite(bytes: &[u8]) -> Result<(), String> {
+    let file = safetensors::SafeTensors::deserialize(bytes).map_err(|e| e.to_string())?;
+    for (name, view) in file.tensors() {
+        if view.dtype() != safetensors::Dtype::F32 {
+            continue;
+        }
+        let bad = view
+            .data()
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .find(|x| !x.is_finite());
+        if let Some(x) = bad {
+            return Err(format!(
+                "tensor {name} holds {x}: the weights are not usable"
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn first_line(s: &str) -> String {

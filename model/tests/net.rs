@@ -270,6 +270,23 @@ fn every_corrupt_checkpoint_case_is_a_clear_error() {
     });
     expect_checkpoint_error(&p, v, "weights path escape");
 
+    // Weights that hold a NaN (with a card that matches them) are refused.
+    let p = copy("nan");
+    let mut bytes = fs::read(p.join(WEIGHTS_FILE)).unwrap();
+    let header = u64::from_le_bytes(bytes[..8].try_into().unwrap()) as usize;
+    bytes[8 + header..8 + header + 4].copy_from_slice(&f32::NAN.to_le_bytes());
+    fs::write(p.join(WEIGHTS_FILE), &bytes).unwrap();
+    let hash = format!("{:016x}", tammi_model::fnv1a64(&bytes));
+    edit_card(&p, &|c| c["weights"]["fnv1a64"] = hash.clone().into());
+    let m = expect_checkpoint_error(&p, v, "NaN weight");
+    assert!(m.contains("NaN"), "{m}");
+
+    // A card without the moves-left head the weights have: tensors left over.
+    let p = copy("fewer-heads");
+    edit_card(&p, &|c| c["net"]["moves_left_head"] = false.into());
+    let m = expect_checkpoint_error(&p, v, "fewer heads than weights");
+    assert!(m.contains("not in the net"), "{m}");
+
     // After all that, the good one still loads.
     Model::load(&good, v, FLEX).unwrap();
 }

@@ -56,21 +56,21 @@ pub fn run(args: &Args) -> CliResult {
             "nodes": r.nodes, "table_hits": r.table_hits,
             "seconds": r.elapsed.as_secs_f64(), "nps": r.nps() as u64,
         });
-        println!("{out}");
+        outln!("{out}");
     } else {
-        println!(
+        outln!(
             "best {}",
             best.as_deref().unwrap_or("(none: no legal move)")
         );
-        println!("score {}", r.score);
-        println!("pv {}", pv.join(" "));
-        println!("depth {}", r.depth);
-        println!("nodes {}", r.nodes);
+        outln!("score {}", r.score);
+        outln!("pv {}", pv.join(" "));
+        outln!("depth {}", r.depth);
+        outln!("nodes {}", r.nodes);
         if uses_tables {
-            println!("table_hits {}", r.table_hits);
+            outln!("table_hits {}", r.table_hits);
         }
-        println!("seconds {:.3}", r.elapsed.as_secs_f64());
-        println!("nps {}", r.nps() as u64);
+        outln!("seconds {:.3}", r.elapsed.as_secs_f64());
+        outln!("nps {}", r.nps() as u64);
     }
     Ok(())
 }
@@ -90,16 +90,16 @@ fn analyze_with_player(args: &Args, game: &Game) -> CliResult {
         let out = serde_json::json!({
             "best": best, "score": info.score, "nodes": info.nodes, "seconds": secs,
         });
-        println!("{out}");
+        outln!("{out}");
     } else {
-        println!("best {best}");
+        outln!("best {best}");
         if let Some(s) = info.score {
-            println!("score {s}");
+            outln!("score {s}");
         }
         if let Some(n) = info.nodes {
-            println!("nodes {n}");
+            outln!("nodes {n}");
         }
-        println!("seconds {secs:.3}");
+        outln!("seconds {secs:.3}");
     }
     Ok(())
 }

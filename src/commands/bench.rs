@@ -227,6 +227,9 @@ fn run_nn(a: &NnArgs) -> CliResult {
     {
         return Err(CliError("batch sizes must be between 1 and 8192".into()));
     }
+    if a.callers.is_some_and(|c| c == 0 || c > 256) {
+        return Err(CliError("--callers must be between 1 and 256".into()));
+    }
     let cfg: NetConfig = match &a.config {
         Some(p) => super::infer::model_config(p)?,
         None => NetConfig::default(),
@@ -257,7 +260,7 @@ fn run_nn(a: &NnArgs) -> CliResult {
                 "what": what, "batch": batch, "positions_per_second": pps, "gflops": gflops,
             }));
         } else {
-            println!("{what:<18} batch {batch:>4}  {pps:>10.0} positions/s  {gflops:>7.1} GFLOP/s");
+            outln!("{what:<18} batch {batch:>4}  {pps:>10.0} positions/s  {gflops:>7.1} GFLOP/s");
         }
     };
     if !a.json {
@@ -265,7 +268,7 @@ fn run_nn(a: &NnArgs) -> CliResult {
             tammi_model::NetKind::Resnet => format!("resnet {}x{}", cfg.blocks, cfg.channels),
             tammi_model::NetKind::Mlp => format!("mlp {}x{}", cfg.layers, cfg.hidden),
         };
-        println!(
+        outln!(
             "net {shape} ({} params, {:.2} MFLOP/position forward), {} on {}, inference by {}, rayon threads {}",
             model.num_params(),
             flops / 1e6,
@@ -312,7 +315,7 @@ fn run_nn(a: &NnArgs) -> CliResult {
         None => Trainer::new(&model, TrainConfig::default()),
     };
     if !a.json {
-        println!(
+        outln!(
             "training by {}",
             match trainer.engine() {
                 TrainingEngine::Kernels => "tammi's CPU kernels (gradients) and burn's AdamW",
@@ -327,7 +330,7 @@ fn run_nn(a: &NnArgs) -> CliResult {
     // Backward is about twice the forward's work.
     emit("training", a.train_batch, pps, 3.0);
     if a.json {
-        println!("{}", serde_json::Value::Array(rows));
+        outln!("{}", serde_json::Value::Array(rows));
     }
     Ok(())
 }
@@ -404,7 +407,7 @@ fn run_selfplay_bench(a: &SelfplayArgs) -> CliResult {
         None => None,
     };
     if a.json {
-        println!(
+        outln!(
             "{}",
             serde_json::json!({
                 "workers": finished.workers,
@@ -423,7 +426,7 @@ fn run_selfplay_bench(a: &SelfplayArgs) -> CliResult {
             })
         );
     } else {
-        println!(
+        outln!(
             "self-play: {} worker(s), rayon threads {}, {} games/worker, batch {}, {:?} {} sims/move, measured {:.1}s",
             finished.workers,
             rayon::current_num_threads(),
@@ -433,14 +436,14 @@ fn run_selfplay_bench(a: &SelfplayArgs) -> CliResult {
             cfg.simulations,
             dt
         );
-        println!("simulations/s      {sims:>10.0}");
-        println!("evaluations/s      {evals:>10.0}  (mean batch {mean_batch:.1})");
-        println!(
+        outln!("simulations/s      {sims:>10.0}");
+        outln!("evaluations/s      {evals:>10.0}  (mean batch {mean_batch:.1})");
+        outln!(
             "positions/s        {positions:>10.0}  ({} games finished)",
             last.games - f.games
         );
         if let Some(r) = raw {
-            println!(
+            outln!(
                 "raw network/s      {r:>10.0}  ({} rayon callers x batch {}); simulations/s = {:.2} x raw",
                 finished.workers,
                 cfg.batch_size,
@@ -489,7 +492,7 @@ fn run_value_bench(a: &ValueArgs) -> CliResult {
     let max = set.iter().map(pieces).max().unwrap_or(0);
     let r = value_accuracy(&model.evaluator(), &set)?;
     if a.json {
-        println!(
+        outln!(
             "{}",
             serde_json::json!({
                 "model": a.model.display().to_string(),
@@ -506,7 +509,7 @@ fn run_value_bench(a: &ValueArgs) -> CliResult {
             })
         );
     } else {
-        println!(
+        outln!(
             "value head of {} on {} endgame-table positions of {min} to {max} pieces from {} (seed {})",
             a.model.display(),
             r.positions,
@@ -514,7 +517,7 @@ fn run_value_bench(a: &ValueArgs) -> CliResult {
             a.seed
         );
         let share = |i: usize| r.correct[i] as f64 / r.exact[i].max(1) as f64;
-        println!(
+        outln!(
             "accuracy    {:.3}  (argmax of W/D/L = exact result; wins {:.3} of {}, draws {:.3} of {}, losses {:.3} of {})",
             r.accuracy,
             share(0),
@@ -524,7 +527,7 @@ fn run_value_bench(a: &ValueArgs) -> CliResult {
             share(2),
             r.exact[2]
         );
-        println!(
+        outln!(
             "mean error  {:.3}  (|win - loss - exact value|, exact value +1/0/-1)",
             r.mae
         );

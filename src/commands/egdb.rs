@@ -113,7 +113,7 @@ fn run_build(args: &BuildArgs) -> CliResult {
     )?;
     bar.finish_and_clear();
     let (new, kept) = *built.lock().unwrap();
-    println!(
+    outln!(
         "built {new} slices, kept {kept} already complete, in {:.1} s: {}",
         start.elapsed().as_secs_f64(),
         dir.display()
@@ -131,9 +131,9 @@ fn print_totals(egdb: &Egdb) {
         r[2] += s.counts.draws;
         r[3] += s.counts.losses;
     }
-    println!("pieces positions wins draws losses (side to move's view, Black to move)");
+    outln!("pieces positions wins draws losses (side to move's view, Black to move)");
     for (i, r) in rows.iter().enumerate() {
-        println!("{} {} {} {} {}", i + 1, r[0], r[1], r[2], r[3]);
+        outln!("{} {} {} {} {}", i + 1, r[0], r[1], r[2], r[3]);
     }
 }
 
@@ -161,7 +161,7 @@ fn run_probe(args: &ProbeArgs) -> CliResult {
         let out = serde_json::json!({
             "fen": fen, "wdl": wdl.name(), "distance": distance, "best": best,
         });
-        println!("{out}");
+        outln!("{out}");
     } else {
         let mut line = wdl.name().to_string();
         if let Some(d) = distance {
@@ -170,7 +170,7 @@ fn run_probe(args: &ProbeArgs) -> CliResult {
         if let Some(b) = best {
             line += &format!(" best {b}");
         }
-        println!("{line}");
+        outln!("{line}");
     }
     Ok(())
 }
@@ -197,15 +197,18 @@ fn run_verify(args: &DirArgs) -> CliResult {
                 "slice": m.material.file_stem(), "index": m.index, "fen": m.fen, "problem": m.problem,
             })).collect::<Vec<_>>(),
         });
-        println!("{out}");
+        outln!("{out}");
     } else {
         for m in &report.mismatches {
-            println!(
+            outln!(
                 "MISMATCH {} #{} {}: {}",
-                m.material, m.index, m.fen, m.problem
+                m.material,
+                m.index,
+                m.fen,
+                m.problem
             );
         }
-        println!(
+        outln!(
             "{} slices, {} positions ({} distances) checked in {seconds:.1} s: {}",
             report.slices,
             report.positions,
@@ -242,12 +245,12 @@ fn run_stats(args: &DirArgs) -> CliResult {
                 })
             })
             .collect();
-        println!("{}", serde_json::Value::Array(rows));
+        outln!("{}", serde_json::Value::Array(rows));
         return Ok(());
     }
-    println!("slice positions wins draws losses max_distance");
+    outln!("slice positions wins draws losses max_distance");
     for s in &stats {
-        println!(
+        outln!(
             "{} {} {} {} {} {}",
             s.material.file_stem(),
             s.counts.positions(),

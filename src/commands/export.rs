@@ -67,7 +67,7 @@ pub fn run(args: &Args) -> CliResult {
     let json = serde_json::to_string_pretty(&card).expect("cards serialise");
     write_atomic(&card_file, format!("{json}\n").as_bytes())
         .map_err(|e| CliError(format!("{}: {e}", card_file.display())))?;
-    println!(
+    outln!(
         "{} ({} bytes, {format}) and {}",
         args.out.display(),
         bytes.len(),

@@ -91,9 +91,9 @@ pub fn run(args: &Args) -> CliResult {
             "moves_left": r.moves_left,
             "policy": policy.iter().map(|(m, p)| serde_json::json!({"move": m, "p": p})).collect::<Vec<_>>(),
         });
-        println!("{out}");
+        outln!("{out}");
     } else {
-        println!(
+        outln!(
             "wdl {:.4} {:.4} {:.4} value {:+.4} (side to move)",
             r.wdl[0],
             r.wdl[1],
@@ -101,10 +101,10 @@ pub fn run(args: &Args) -> CliResult {
             r.value()
         );
         if let Some(m) = r.moves_left {
-            println!("moves_left {m:.1}");
+            outln!("moves_left {m:.1}");
         }
         for (m, p) in policy {
-            println!("{m} {p:.4}");
+            outln!("{m} {p:.4}");
         }
     }
     Ok(())

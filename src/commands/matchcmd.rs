@@ -178,9 +178,9 @@ pub fn run(args: &Args) -> CliResult {
         super::write_atomic(path, text.as_bytes())?;
     }
     if args.json {
-        println!("{v}");
+        outln!("{v}");
     } else {
-        print!("{}", summary(&result));
+        out!("{}", summary(&result));
     }
     Ok(())
 }

@@ -1,5 +1,30 @@
 //! One module per subcommand, plus the argument types they share.
 
+/// `println!` that never panics: a failed write to standard output (a full
+/// disk, `> /dev/full`) ends the process with one line on stderr and exit
+/// code 2.  Files tammi writes are always whole (temporary file + rename), so
+/// stopping here loses nothing.
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let mut out = std::io::stdout().lock();
+        if let Err(e) = writeln!(out, $($arg)*).and_then(|()| out.flush()) {
+            $crate::commands::stdout_failed(e);
+        }
+    }};
+}
+
+/// `print!` that never panics (see `outln!`).
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let mut out = std::io::stdout().lock();
+        if let Err(e) = write!(out, $($arg)*).and_then(|()| out.flush()) {
+            $crate::commands::stdout_failed(e);
+        }
+    }};
+}
+
 pub mod analyze;
 pub mod bench;
 pub mod config;
@@ -65,6 +90,12 @@ pub fn progress_bar(len: u64, unit: &str) -> indicatif::ProgressBar {
         .expect("valid template"),
     );
     bar
+}
+
+/// Ends the process after a failed write to standard output.
+pub fn stdout_failed(e: std::io::Error) -> ! {
+    eprintln!("error: cannot write to standard output: {e}");
+    std::process::exit(2)
 }
 
 /// Result of a subcommand.

@@ -21,10 +21,10 @@ pub fn run(args: &Args) -> CliResult {
             "fen": to_fen(&pos),
             "moves": moves,
         });
-        println!("{out}");
+        outln!("{out}");
     } else {
         for m in moves {
-            println!("{m}");
+            outln!("{m}");
         }
     }
     Ok(())

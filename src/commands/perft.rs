@@ -47,11 +47,11 @@ pub fn run(args: &Args) -> CliResult {
                 "depth": depth, "nodes": nodes, "seconds": seconds, "nps": nps,
             }));
         } else {
-            println!("{depth} {nodes} {seconds:.6} {nps}");
+            outln!("{depth} {nodes} {seconds:.6} {nps}");
         }
     }
     if args.json {
-        println!("{}", serde_json::Value::Array(rows));
+        outln!("{}", serde_json::Value::Array(rows));
     }
     Ok(())
 }

@@ -67,7 +67,7 @@ pub fn run(args: &Args) -> CliResult {
     let tmp = args.out.join(".ratings.png.tmp.png");
     let labelled = rating_chart(&list, &tmp)?;
     std::fs::rename(&tmp, &png)?;
-    print!("{md}");
+    out!("{md}");
     if !labelled {
         eprintln!("note: no TrueType font found (set TAMMI_FONT); ratings.png has no labels");
     }

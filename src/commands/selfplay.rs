@@ -159,14 +159,14 @@ pub fn run(args: &Args) -> CliResult {
         written += 1;
     }
     bar.finish_and_clear();
-    println!(
+    outln!(
         "{} games in {:.1}s with {} worker(s): {}",
         stats.games,
         stats.elapsed.as_secs_f64(),
         stats.workers,
         status(&stats)
     );
-    println!(
+    outln!(
         "{} positions, {} simulations, {} evaluations in {} batches (mean batch {:.1})",
         stats.positions,
         stats.simulations,
@@ -175,7 +175,7 @@ pub fn run(args: &Args) -> CliResult {
         stats.evaluations as f64 / stats.batches.max(1) as f64
     );
     if let Some(t) = &setup.tables {
-        println!(
+        outln!(
             "{} games ended by the endgame tables in {}; {} search nodes valued by them",
             stats.adjudicated,
             t.dir().display(),
@@ -183,11 +183,12 @@ pub fn run(args: &Args) -> CliResult {
         );
     }
     if cfg.resign_value > -1.0 && stats.resign_disabled_games > 0 {
-        println!(
+        outln!(
             "false resignations: {} of {} games without resignation",
-            stats.false_resignations, stats.resign_disabled_games
+            stats.false_resignations,
+            stats.resign_disabled_games
         );
     }
-    println!("{written} shard(s) in {}", args.out.display());
+    outln!("{written} shard(s) in {}", args.out.display());
     Ok(())
 }

@@ -83,20 +83,32 @@ impl Observer for Display {
         match &*self.bar.lock().expect("no panic while locked") {
             // Printed above the bar on a terminal; plain stdout otherwise.
             Some(bar) if !bar.is_hidden() => bar.println(line),
-            _ => println!("{line}"),
+            _ => outln!("{line}"),
         }
     }
 }
 
 pub fn run(args: &Args) -> CliResult {
     if args.report {
-        print!("{}", tammi_trainer::report::report(&args.run)?);
+        out!("{}", tammi_trainer::report::report(&args.run)?);
         if let Some(chart) =
             tammi_trainer::evaluate::ladder_chart(&tammi_trainer::RunDir::new(&args.run))?
         {
-            println!("\nChart: {}", chart.display());
+            outln!("\nChart: {}", chart.display());
         }
         return Ok(());
+    }
+    if args.generations == Some(0) {
+        return Err(CliError(
+            "--generations must be at least 1 (leave it out for no limit)".into(),
+        ));
+    }
+    if let Some(h) = args.hours
+        && !(h.is_finite() && h > 0.0)
+    {
+        return Err(CliError(format!(
+            "--hours must be a number of hours above 0, not {h} (leave it out for no limit)"
+        )));
     }
     let state = args.run.join("state.json");
     if state.exists() {
@@ -121,7 +133,7 @@ pub fn run(args: &Args) -> CliResult {
         };
         let cfg = super::config::load_config(path)?;
         create_run(&args.run, &cfg)?;
-        println!("started run {} from {}", args.run.display(), path.display());
+        outln!("started run {} from {}", args.run.display(), path.display());
     }
     let cfg = run_config(&args.run)?;
     super::selfplay::size_rayon_pool(cfg.selfplay.threads.max(cfg.run.match_threads));
@@ -145,7 +157,7 @@ pub fn run(args: &Args) -> CliResult {
         Stopped::Hours => "time limit reached",
         Stopped::StageDone => "stage done",
     };
-    println!(
+    outln!(
         "stopped: {why}; continue with `tammi train --run {}`",
         args.run.display()
     );
