@@ -349,8 +349,10 @@ impl Search {
     /// Like [`Search::think`], but gathers up to `batch` leaves per network
     /// call with virtual loss (a leaf waiting for its evaluation counts as a
     /// lost visit for the side choosing the path to it), so a single search
-    /// uses the evaluator's faster batched path.  Collecting stops early when
-    /// a walk reaches a leaf already waiting.  `batch` 1 is
+    /// uses the evaluator's faster batched path.  A walk that reaches a leaf
+    /// already waiting leaves its virtual loss on that path until the batch
+    /// is evaluated, so the next walk can turn elsewhere; collecting stops
+    /// after `batch` such collisions.  `batch` 1 is
     /// [`Search::think`]; so is the Gumbel root (whose visit order is
     /// planned one simulation at a time), whatever the batch.
     pub fn think_batched(
