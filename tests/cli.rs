@@ -296,6 +296,10 @@ fn match_json_results_and_ratings() {
         w["wins"].as_u64().unwrap() + w["draws"].as_u64().unwrap() + w["losses"].as_u64().unwrap();
     assert_eq!(total, 4);
     assert_eq!(v["games"].as_array().unwrap().len(), 4);
+    assert!(
+        v["games"][0].get("pdn").is_none(),
+        "PDN goes to --pdn, not JSON"
+    );
     assert_eq!(
         std::fs::read_to_string(&pdn)
             .unwrap()
@@ -314,10 +318,14 @@ fn match_json_results_and_ratings() {
         "--results",
         r,
     ]);
-    assert_eq!(
-        std::fs::read_to_string(&results).unwrap().lines().count(),
-        2
-    );
+    let lines = std::fs::read_to_string(&results).unwrap();
+    assert_eq!(lines.lines().count(), 2);
+    // Each line is one typed match summary, without the games.
+    for line in lines.lines() {
+        let m: tammi_evaluator::matchplay::MatchSummary = serde_json::from_str(line).unwrap();
+        assert!(m.wdl.games() > 0);
+        assert!(!line.contains("\"games\""), "{line}");
+    }
     let table = ok(&[
         "ratings",
         "--results",

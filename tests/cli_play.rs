@@ -89,3 +89,23 @@ fn an_illegal_line_is_one_error_line_and_exit_2() {
     // The engine's reply to the legal first move came before the error.
     assert_eq!(String::from_utf8(out.stdout).unwrap().lines().count(), 1);
 }
+
+#[test]
+fn input_ending_mid_game_is_an_error_not_a_silent_stop() {
+    let out = Command::new(env!("CARGO_BIN_EXE_tammi"))
+        .args(["play", "--line", "--player", "alphabeta:depth=2"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            c.stdin.take().unwrap().write_all(b"11-15\n").unwrap();
+            c.wait_with_output()
+        })
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("input ended at ply 2"), "{err}");
+    assert_eq!(String::from_utf8(out.stdout).unwrap().lines().count(), 1);
+}

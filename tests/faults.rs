@@ -133,3 +133,153 @@ fn bounds_that_do_not_fit_the_machine_are_refused() {
         assert_clean_failure(&out, &args.join(" "), needle);
     }
 }
+
+/// Copies a directory tree (a run) so each case damages its own copy.
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+fn flip_bytes(path: &Path, count: usize) {
+    let mut bytes = std::fs::read(path).unwrap();
+    let stride = bytes.len() / (count + 1);
+    for i in 1..=count {
+        bytes[i * stride] ^= 0x5A;
+    }
+    std::fs::write(path, bytes).unwrap();
+}
+
+#[test]
+fn a_damaged_run_directory_is_refused_naming_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cfg = tammi_trainer::RunConfig::load(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/tiny.toml"),
+    )
+    .unwrap();
+    cfg.gating.enabled = false;
+    cfg.ladder.every = 0;
+    cfg.run.generations = 1;
+    cfg.run.games_per_generation = 64;
+    cfg.selfplay.games_per_shard = 32;
+    let config = dir.path().join("quick.toml");
+    std::fs::write(&config, cfg.to_toml()).unwrap();
+    let base = dir.path().join("base");
+    let base_s = base.to_str().unwrap();
+    let out = tammi_to(
+        &[
+            "train",
+            "--config",
+            config.to_str().unwrap(),
+            "--run",
+            base_s,
+        ],
+        Stdio::null(),
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let shard = |a: u64, b: u64| format!("selfplay/gen-0001/shard-{a:06}-{b:06}.bin");
+    type Damage = Box<dyn Fn(&Path)>;
+    let cases: Vec<(&str, Damage, String)> = vec![
+        (
+            "first shard deleted",
+            Box::new(move |r| std::fs::remove_file(r.join(shard(0, 31))).unwrap()),
+            shard(32, 63),
+        ),
+        (
+            "last shard deleted",
+            Box::new(move |r| std::fs::remove_file(r.join(shard(32, 63))).unwrap()),
+            "selfplay/gen-0001: 32 games".into(),
+        ),
+        (
+            "shard copied under the next range",
+            Box::new(move |r| {
+                std::fs::copy(r.join(shard(0, 31)), r.join(shard(64, 95))).unwrap();
+            }),
+            shard(64, 95),
+        ),
+        (
+            "shard renamed",
+            Box::new(move |r| {
+                std::fs::rename(r.join(shard(32, 63)), r.join(shard(40, 71))).unwrap()
+            }),
+            shard(40, 71),
+        ),
+        (
+            "a foreign file among the shards",
+            Box::new(|r| std::fs::write(r.join("selfplay/gen-0001/notes.bin"), b"x").unwrap()),
+            "selfplay/gen-0001/notes.bin".into(),
+        ),
+        (
+            "garbage state.json",
+            Box::new(|r| std::fs::write(r.join("state.json"), b"{\"generation\": tw").unwrap()),
+            "state.json".into(),
+        ),
+    ];
+    for (i, (what, damage, named)) in cases.iter().enumerate() {
+        let copy = dir.path().join(format!("case-{i}"));
+        copy_tree(&base, &copy);
+        // The undamaged copy resumes (and stops at once: its one generation is done).
+        if i == 0 {
+            let out = tammi_to(&["train", "--run", copy.to_str().unwrap()], Stdio::null());
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        damage(&copy);
+        let before = std::fs::read_dir(copy.join("selfplay/gen-0001"))
+            .unwrap()
+            .count();
+        let out = tammi_to(&["train", "--run", copy.to_str().unwrap()], Stdio::null());
+        let needle = copy.join(named).to_string_lossy().into_owned();
+        assert_clean_failure(&out, what, &needle);
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr).lines().count(),
+            1,
+            "{what}"
+        );
+        // Nothing was deleted or rewritten by the refusal.
+        let after = std::fs::read_dir(copy.join("selfplay/gen-0001"))
+            .unwrap()
+            .count();
+        assert_eq!(before, after, "{what}");
+    }
+
+    // Flipped bytes in each file of the checkpoint, and in the model: named.
+    for file in ["trainer-net.bpk", "optimizer.bpk"] {
+        let copy = dir.path().join(format!("ckpt-{file}"));
+        copy_tree(&base, &copy);
+        let ckpt = copy.join("checkpoints/gen-0001");
+        flip_bytes(&ckpt.join(file), 16);
+        let e = tammi_trainer::learn::load_checkpoint(&ckpt, &cfg, tammi_model::DeviceChoice::Flex)
+            .err()
+            .expect("a damaged checkpoint is refused")
+            .to_string();
+        assert!(
+            e.contains(&*ckpt.join(file).to_string_lossy()),
+            "{file}: {e}"
+        );
+        assert!(e.contains("corrupt"), "{file}: {e}");
+    }
+    let model = base.join("models/gen-0001");
+    let copy = dir.path().join("model-copy");
+    copy_tree(&model, &copy);
+    flip_bytes(&copy.join("weights.safetensors"), 16);
+    let out = tammi_to(&["infer", "--model", copy.to_str().unwrap()], Stdio::null());
+    assert_clean_failure(&out, "flipped model weights", "corrupt");
+}

@@ -6,7 +6,7 @@
 //! a draw by adjudication, counted and reported separately.
 
 use crate::openings::Opening;
-use crate::player::make_player;
+use crate::player::PlayerFactory;
 use crate::spec::{PlayerSpec, SpecError};
 use crate::stats::{PairCounts, Sprt, SprtDecision, Wdl};
 use rayon::prelude::*;
@@ -45,6 +45,8 @@ pub struct GameRecord {
     /// How it ended (`no-moves`, `repetition`, `no-progress`, or `adjudicated`).
     pub reason: String,
     pub plies: usize,
+    /// The game in PDN (see [`MatchResult::pdn`]; not in the JSON record).
+    #[serde(skip_serializing)]
     pub pdn: String,
 }
 
@@ -76,7 +78,43 @@ pub struct MatchResult {
     pub games: Vec<GameRecord>,
 }
 
+/// One line of a results file (`tammi match --results`, read by `tammi
+/// ratings`): a match's players, counts and statistics, without its games.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct MatchSummary {
+    pub a: String,
+    pub b: String,
+    pub variant: String,
+    pub wdl: Wdl,
+    pub pairs: PairCounts,
+    pub score: f64,
+    pub score_interval: (f64, f64),
+    pub elo: Option<f64>,
+    pub elo_interval: (Option<f64>, Option<f64>),
+    pub los: f64,
+    pub adjudicated: u32,
+    pub sprt: Option<SprtDecision>,
+}
+
 impl MatchResult {
+    /// The match without its games: what a results file holds.
+    pub fn summary(&self) -> MatchSummary {
+        MatchSummary {
+            a: self.a.clone(),
+            b: self.b.clone(),
+            variant: self.variant.clone(),
+            wdl: self.wdl,
+            pairs: self.pairs,
+            score: self.score,
+            score_interval: self.score_interval,
+            elo: self.elo,
+            elo_interval: self.elo_interval,
+            los: self.los,
+            adjudicated: self.adjudicated,
+            sprt: self.sprt,
+        }
+    }
+
     fn from_records(
         cfg: &MatchConfig,
         mut games: Vec<GameRecord>,
@@ -125,16 +163,17 @@ impl MatchResult {
     }
 }
 
-/// Plays one game; `a_first` says whether A plays the side that moves first.
+/// Plays one game; leg 0 gives A the side that moves first.
 fn play_game(
     cfg: &MatchConfig,
+    players: &[PlayerFactory; 2],
     opening: &Opening,
     pair: usize,
     leg: usize,
 ) -> Result<GameRecord, SpecError> {
     let seed = cfg.seed ^ (pair as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ leg as u64;
-    let mut a = make_player(&cfg.a, cfg.variant, seed)?;
-    let mut b = make_player(&cfg.b, cfg.variant, seed ^ 0x5555)?;
+    let mut a = players[0].make(seed);
+    let mut b = players[1].make(seed ^ 0x5555);
     a.new_game();
     b.new_game();
     let mut game = opening
@@ -200,9 +239,11 @@ pub fn run_match(
     if cfg.openings.is_empty() {
         return Err(SpecError("no openings to play".into()));
     }
-    // Fail early on bad specs rather than inside a worker.
-    make_player(&cfg.a, cfg.variant, 0)?;
-    make_player(&cfg.b, cfg.variant, 0)?;
+    // Models and tables load once, before any game (a bad spec fails here).
+    let players = [
+        PlayerFactory::new(&cfg.a, cfg.variant)?,
+        PlayerFactory::new(&cfg.b, cfg.variant)?,
+    ];
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(cfg.threads.max(1))
         .build()
@@ -225,7 +266,7 @@ pub fn run_match(
                 let opening = &cfg.openings[pair % cfg.openings.len()];
                 let mut scores = [0.0; 2];
                 for (leg, score) in scores.iter_mut().enumerate() {
-                    match play_game(cfg, opening, pair, leg) {
+                    match play_game(cfg, &players, opening, pair, leg) {
                         Ok(rec) => {
                             *score = rec.a_score;
                             let mut guard = records.lock().expect("no panics while locked");

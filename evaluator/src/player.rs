@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 use tammi_egdb::Egdb;
-use tammi_model::{DeviceChoice, Evaluator, Model, UniformEvaluator};
+use tammi_model::{Evaluator, UniformEvaluator, load_evaluator};
 use tammi_rules::{Game, Move, Variant};
 use tammi_selfplay::{MoveBudget, RootSelection, Search, SelfPlayConfig};
 
@@ -210,25 +210,6 @@ impl Player for MctsPlayer {
     }
 }
 
-/// Loads a model once per process and variant; players share its evaluator.
-fn shared_evaluator(path: &Path, variant: Variant) -> Result<Arc<dyn Evaluator>, SpecError> {
-    type Cache = Mutex<HashMap<(PathBuf, Variant), Arc<dyn Evaluator>>>;
-    static CACHE: OnceLock<Cache> = OnceLock::new();
-    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
-    let key = (path.to_path_buf(), variant);
-    if let Some(e) = cache.lock().expect("no panics while locked").get(&key) {
-        return Ok(e.clone());
-    }
-    let model =
-        Model::load(path, variant, DeviceChoice::Flex).map_err(|e| SpecError(e.to_string()))?;
-    let ev: Arc<dyn Evaluator> = Arc::new(model.evaluator());
-    cache
-        .lock()
-        .expect("no panics while locked")
-        .insert(key, ev.clone());
-    Ok(ev)
-}
-
 /// Opens a table directory once per process; players share the tables
 /// (they are read-only, and a directory's tables do not change during a run).
 pub fn shared_tables(dir: &Path, variant: Variant) -> Result<Arc<Egdb>, SpecError> {
@@ -253,55 +234,101 @@ pub fn shared_tables(dir: &Path, variant: Variant) -> Result<Arc<Egdb>, SpecErro
     Ok(tables)
 }
 
-/// Makes a player of `variant` from its spec; `seed` makes random choices reproducible.
+/// What a spec needs loaded before players can be made from it: the
+/// network (on the spec's backend) and the endgame tables, loaded once and
+/// shared by every player made, for as long as the factory lives.  A match
+/// holds one per side, so its players share one model in memory, and the
+/// model is freed when the match ends.
+pub struct PlayerFactory {
+    spec: PlayerSpec,
+    variant: Variant,
+    evaluator: Option<Arc<dyn Evaluator>>,
+    tables: Option<Arc<Egdb>>,
+}
+
+impl PlayerFactory {
+    /// Loads what `spec` needs for `variant`; a bad model, backend or table
+    /// directory is an error here, before any game.
+    pub fn new(spec: &PlayerSpec, variant: Variant) -> Result<PlayerFactory, SpecError> {
+        let (evaluator, egdb): (Option<Arc<dyn Evaluator>>, _) = match spec {
+            PlayerSpec::Random => (None, None),
+            PlayerSpec::AlphaBeta { egdb, .. } => (None, egdb.as_deref()),
+            PlayerSpec::Mcts {
+                model,
+                egdb,
+                backend,
+                ..
+            } => {
+                let evaluator = load_evaluator(model.as_deref(), variant, *backend)
+                    .map_err(|e| SpecError(e.to_string()))?;
+                (Some(evaluator), egdb.as_deref())
+            }
+        };
+        let tables = egdb.map(|dir| shared_tables(dir, variant)).transpose()?;
+        Ok(PlayerFactory {
+            spec: spec.clone(),
+            variant,
+            evaluator,
+            tables,
+        })
+    }
+
+    /// A new player; `seed` makes its random choices reproducible.
+    pub fn make(&self, seed: u64) -> Box<dyn Player> {
+        match &self.spec {
+            PlayerSpec::Random => Box::new(RandomPlayer::new(seed)),
+            PlayerSpec::AlphaBeta {
+                depth,
+                movetime,
+                hash_mb,
+                ..
+            } => {
+                let player = AlphaBetaPlayer::new(
+                    SearchLimits {
+                        depth: *depth,
+                        movetime: *movetime,
+                        nodes: None,
+                    },
+                    SearchOptions {
+                        tt_megabytes: *hash_mb,
+                        ..SearchOptions::default()
+                    },
+                    self.spec.to_string(),
+                );
+                Box::new(match &self.tables {
+                    Some(t) => player.with_tables(t.clone()),
+                    None => player,
+                })
+            }
+            PlayerSpec::Mcts {
+                sims,
+                movetime,
+                batch,
+                ..
+            } => {
+                let evaluator = self
+                    .evaluator
+                    .clone()
+                    .unwrap_or_else(|| Arc::new(UniformEvaluator::new(self.variant)));
+                let mut player =
+                    MctsPlayer::new(evaluator, *sims, *movetime, seed, self.spec.to_string())
+                        .with_batch(*batch);
+                if let Some(t) = &self.tables {
+                    player.search.set_tables(Some(t.clone()));
+                }
+                Box::new(player)
+            }
+        }
+    }
+}
+
+/// Makes one player of `variant` from its spec (see [`PlayerFactory`] for
+/// many players of one spec); `seed` makes random choices reproducible.
 /// An `mcts` player without `model=` searches with the uniform evaluator.
 pub fn make_player(
     spec: &PlayerSpec,
     variant: Variant,
     seed: u64,
 ) -> Result<Box<dyn Player>, SpecError> {
-    match spec {
-        PlayerSpec::Random => Ok(Box::new(RandomPlayer::new(seed))),
-        PlayerSpec::AlphaBeta {
-            depth,
-            movetime,
-            hash_mb,
-            egdb,
-        } => {
-            let player = AlphaBetaPlayer::new(
-                SearchLimits {
-                    depth: *depth,
-                    movetime: *movetime,
-                    nodes: None,
-                },
-                SearchOptions {
-                    tt_megabytes: *hash_mb,
-                    ..SearchOptions::default()
-                },
-                spec.to_string(),
-            );
-            Ok(Box::new(match egdb {
-                Some(dir) => player.with_tables(shared_tables(dir, variant)?),
-                None => player,
-            }))
-        }
-        PlayerSpec::Mcts {
-            model,
-            sims,
-            movetime,
-            egdb,
-            batch,
-        } => {
-            let evaluator: Arc<dyn Evaluator> = match model {
-                Some(path) => shared_evaluator(path, variant)?,
-                None => Arc::new(UniformEvaluator::new(variant)),
-            };
-            let mut player = MctsPlayer::new(evaluator, *sims, *movetime, seed, spec.to_string())
-                .with_batch(*batch);
-            if let Some(dir) = egdb {
-                player.search.set_tables(Some(shared_tables(dir, variant)?));
-            }
-            Ok(Box::new(player))
-        }
-    }
+    Ok(PlayerFactory::new(spec, variant)?.make(seed))
 }

@@ -1,10 +1,12 @@
 //! Player specifications as written on the command line: `random`,
-//! `alphabeta:depth=6`, `alphabeta:movetime=100ms`, `mcts:model=PATH,sims=200`.
+//! `alphabeta:depth=6`, `alphabeta:movetime=100ms`, `mcts:model=PATH,sims=200`
+//! (`backend=cuda` runs its network on a GPU build's backend).
 
 use std::fmt;
 use std::path::PathBuf;
 use std::str::FromStr;
 use std::time::Duration;
+use tammi_model::DeviceChoice;
 
 /// A player, as named by a spec string.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -32,6 +34,8 @@ pub enum PlayerSpec {
         /// at a time): the network's batched path is about twice as fast per
         /// position on the CPU, so a timed search sees more positions.
         batch: u32,
+        /// The backend the network runs on (`backend=flex|wgpu|cuda`).
+        backend: DeviceChoice,
     },
 }
 
@@ -126,6 +130,7 @@ impl FromStr for PlayerSpec {
             "mcts" => {
                 let (mut model, mut sims, mut movetime, mut egdb) = (None, None, None, None);
                 let mut batch = DEFAULT_MCTS_BATCH;
+                let mut backend = DeviceChoice::default();
                 for (k, v) in pairs {
                     match k {
                         "model" => model = Some(PathBuf::from(v)),
@@ -133,7 +138,14 @@ impl FromStr for PlayerSpec {
                         "movetime" => movetime = Some(parse_duration(v)?),
                         "egdb" if !v.is_empty() => egdb = Some(PathBuf::from(v)),
                         "batch" => batch = parse_u32(k, v, 256)?,
-                        _ => return Err(unknown(k, "model, sims, movetime, egdb, batch")),
+                        "backend" => {
+                            backend = v
+                                .parse()
+                                .map_err(|e: tammi_model::ModelError| SpecError(e.to_string()))?
+                        }
+                        _ => {
+                            return Err(unknown(k, "model, sims, movetime, egdb, batch, backend"));
+                        }
                     }
                 }
                 if sims.is_none() && movetime.is_none() {
@@ -145,6 +157,7 @@ impl FromStr for PlayerSpec {
                     movetime,
                     egdb,
                     batch,
+                    backend,
                 })
             }
             _ => Err(SpecError(format!(
@@ -183,6 +196,7 @@ impl fmt::Display for PlayerSpec {
                 movetime,
                 egdb,
                 batch,
+                backend,
             } => {
                 let mut parts = Vec::new();
                 if let Some(m) = model {
@@ -199,6 +213,9 @@ impl fmt::Display for PlayerSpec {
                 }
                 if *batch != DEFAULT_MCTS_BATCH {
                     parts.push(format!("batch={batch}"));
+                }
+                if *backend != DeviceChoice::default() {
+                    parts.push(format!("backend={backend}"));
                 }
                 write!(f, "mcts:{}", parts.join(","))
             }
@@ -248,6 +265,7 @@ mod tests {
             "mcts:sims=5",
             "mcts:sims=5,egdb=tables/english",
             "mcts:movetime=200ms,batch=1",
+            "mcts:model=m,sims=8,backend=cuda",
         ] {
             assert_eq!(s.parse::<PlayerSpec>().unwrap().to_string(), s);
         }
@@ -269,6 +287,7 @@ mod tests {
             "mcts:sims=5,batch=0",
             "alphabeta:depth=6,hash=65536",
             "mcts:sims=5,batch=257",
+            "mcts:sims=5,backend=tpu",
         ] {
             assert!(bad.parse::<PlayerSpec>().is_err(), "{bad}");
         }

@@ -201,6 +201,23 @@ pub enum SprtDecision {
 }
 
 impl Sprt {
+    /// Checks the hypotheses and error rates: finite `elo0 < elo1`, and
+    /// `alpha`, `beta` strictly between 0 and 0.5.  The error says which is off.
+    pub fn validate(&self) -> Result<(), String> {
+        if !(self.elo0.is_finite() && self.elo1.is_finite() && self.elo0 < self.elo1) {
+            return Err(format!(
+                "elo1 ({}) must be a number above elo0 ({})",
+                self.elo1, self.elo0
+            ));
+        }
+        for (name, x) in [("alpha", self.alpha), ("beta", self.beta)] {
+            if !(x > 0.0 && x < 0.5) {
+                return Err(format!("{name} ({x}) must be between 0 and 0.5"));
+            }
+        }
+        Ok(())
+    }
+
     /// Log-likelihood ratio bounds (lower, upper).
     pub fn bounds(&self) -> (f64, f64) {
         (

@@ -42,7 +42,11 @@ fn pairs_swap_colours_and_pdn_replays_to_the_recorded_result() {
             tammi_rules::Color::White
         };
         assert_eq!(outcome.score_for(a_color), g.a_score);
-        assert_eq!(replayed.result.as_deref(), Some(outcome.pdn()));
+        assert_eq!(
+            replayed.result.as_deref(),
+            Some(outcome.pdn(Variant::English))
+        );
+        assert_eq!(replayed.stated_winner(), Some(outcome.winner));
         assert_eq!(replayed.game.ply(), g.plies);
     }
     // The one-ply searcher beats random almost always.

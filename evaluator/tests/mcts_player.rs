@@ -57,6 +57,20 @@ fn a_saved_model_plays_through_mcts_and_bad_paths_fail_cleanly() {
     let err = make_player(&missing, Variant::English, 1).err().unwrap();
     assert!(!err.to_string().is_empty());
     assert!(make_player(&spec.parse().unwrap(), Variant::Russian, 1).is_err());
+    // The spec's backend is the one the net runs on: a GPU backend that this
+    // build lacks is refused, never silently replaced by the CPU.
+    if !DeviceChoice::Cuda.compiled_in() {
+        let cuda: PlayerSpec = format!("{spec},backend=cuda").parse().unwrap();
+        let err = make_player(&cuda, Variant::English, 1)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(err.contains("cuda"), "{err}");
+        let e = run_match(&match_config(&cuda.to_string(), "random", 1), |_| {})
+            .err()
+            .unwrap();
+        assert!(e.to_string().contains("cuda"), "{e}");
+    }
 }
 
 #[test]

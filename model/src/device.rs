@@ -32,6 +32,15 @@ impl DeviceChoice {
         }
     }
 
+    /// Whether this build has the backend (`flex` always; GPUs by feature).
+    pub fn compiled_in(self) -> bool {
+        match self {
+            DeviceChoice::Flex => true,
+            DeviceChoice::Wgpu => cfg!(feature = "wgpu"),
+            DeviceChoice::Cuda => cfg!(feature = "cuda"),
+        }
+    }
+
     /// The burn device, or an error when the backend is not compiled in.
     pub(crate) fn device(self) -> Result<Device, ModelError> {
         match self {

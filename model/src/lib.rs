@@ -42,7 +42,7 @@ pub use eval::{
 };
 pub use model::{
     CARD_FILE, FORMAT_VERSION, Model, ModelCard, WEIGHTS_FILE, WeightsInfo, fnv1a64,
-    utc_now_rfc3339,
+    load_evaluator, utc_now_rfc3339,
 };
 pub use net::MOVES_LEFT_SCALE;
 pub use train::{Losses, TrainBatch, TrainConfig, Trainer, TrainerState, TrainingEngine};

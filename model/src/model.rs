@@ -9,7 +9,7 @@
 //! half-written checkpoint.
 
 use crate::encoding::{ENCODING_VERSION, Encoding, PLANES};
-use crate::eval::{InferenceEngine, NetEvaluator};
+use crate::eval::{Evaluator, InferenceEngine, NetEvaluator, UniformEvaluator};
 use crate::net::{PolicyValueNet, PolicyValueNetConfig};
 use crate::{DeviceChoice, ModelError, NetConfig};
 use burn::prelude::*;
@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use tammi_rules::Variant;
 
 /// Version of the checkpoint directory layout and card format.
@@ -428,6 +428,20 @@ impl Model {
             backend,
         })
     }
+}
+
+/// The one way to get an evaluator: the network of the model directory
+/// `model` on `backend`, or the uniform evaluator when there is no model yet
+/// (a run's first generation, `tammi selfplay` without `--model`).
+pub fn load_evaluator(
+    model: Option<&Path>,
+    variant: Variant,
+    backend: DeviceChoice,
+) -> Result<Arc<dyn Evaluator>, ModelError> {
+    Ok(match model {
+        Some(dir) => Arc::new(Model::load(dir, variant, backend)?.evaluator()),
+        None => Arc::new(UniformEvaluator::new(variant)),
+    })
 }
 
 /// Refuses weights holding a NaN or an infinity: they would load, and then

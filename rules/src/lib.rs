@@ -34,7 +34,7 @@ pub use game::{DrawRules, EndReason, Game, GameError, Outcome};
 pub use geometry::{Direction, Geometry, Square};
 pub use moves::{MAX_LANDINGS, Move, MoveList};
 pub use notation::{MoveTextError, move_numbers, move_text, parse_move, sorted_texts};
-pub use pdn::{PdnError, PdnGame, read_pdn, write_pdn};
+pub use pdn::{PdnError, PdnGame, read_pdn, result_token, result_winner, write_pdn};
 pub use perft::{PerftMode, perft};
 pub use position::{Bitboards, IllegalMove, Piece, Position, PositionError, Setup};
 pub use variant::{CapturePrecedence, Color, PromotionInCapture, RuleSet, UnknownVariant, Variant};

@@ -8,13 +8,17 @@
 //! Every move is checked against the rules; an unknown one is an error naming
 //! the game and move.
 //!
-//! Results are written as `1-0` (white wins), `0-1` (black wins), `1/2-1/2`.
+//! Results follow the convention of checkers programs (CheckerBoard, KingsRow,
+//! the PDN 2.0 draft): the first number is the score of the side that moves
+//! first in the variant.  In English checkers Black moves first, so `1-0` is a
+//! Black win; in international draughts, where White moves first, `1-0` is a
+//! White win.  [`result_token`] writes and [`result_winner`] reads them.
 
 use crate::fen::{FenError, parse_fen, to_fen};
 use crate::game::{Game, GameError};
 use crate::notation::move_text;
 use crate::position::Position;
-use crate::variant::Variant;
+use crate::variant::{Color, Variant};
 use std::fmt;
 
 /// One game read from a PDN file.
@@ -35,6 +39,39 @@ impl PdnGame {
             .iter()
             .find(|(k, _)| k.eq_ignore_ascii_case(name))
             .map(|(_, v)| v.as_str())
+    }
+
+    /// The result the file states (the movetext's token, else the `Result`
+    /// tag), read in the game's variant: `Some(Some(winner))`, `Some(None)`
+    /// for a draw, `None` when unknown (`*`, missing or unreadable).
+    pub fn stated_winner(&self) -> Option<Option<Color>> {
+        let token = self.result.as_deref().or(self.tag("Result"))?;
+        result_winner(self.game.start_position().variant(), token)
+    }
+}
+
+/// The PDN result token of a game of `variant` won by `winner` (`None`: a
+/// draw): `1-0` when the side that moves first in the variant wins, `0-1` when
+/// the other side does, `1/2-1/2` for a draw.
+pub fn result_token(variant: Variant, winner: Option<Color>) -> &'static str {
+    match winner {
+        None => "1/2-1/2",
+        Some(c) if c == variant.rules().first_to_move => "1-0",
+        Some(_) => "0-1",
+    }
+}
+
+/// The winner a PDN result token states in `variant` (the inverse of
+/// [`result_token`]; the 2-point forms `2-0`, `0-2`, `1-1` of 10x10 programs
+/// too): `Some(Some(c))` a win for `c`, `Some(None)` a draw, `None` for `*`,
+/// `0-0` or anything else.
+pub fn result_winner(variant: Variant, token: &str) -> Option<Option<Color>> {
+    let first = variant.rules().first_to_move;
+    match token.trim() {
+        "1-0" | "2-0" => Some(Some(first)),
+        "0-1" | "0-2" => Some(Some(first.opponent())),
+        "1/2-1/2" | "1-1" => Some(None),
+        _ => None,
     }
 }
 
@@ -270,7 +307,7 @@ pub fn write_pdn(game: &Game, tags: &[(&str, &str)]) -> String {
     if *start != Position::start(variant) {
         out.push_str(&format!("[SetUp \"1\"]\n[FEN \"{}\"]\n", to_fen(start)));
     }
-    let result = given_result.unwrap_or_else(|| game.outcome().map_or("*", |o| o.pdn()));
+    let result = given_result.unwrap_or_else(|| game.outcome().map_or("*", |o| o.pdn(variant)));
     out.push_str(&format!("[Result \"{result}\"]\n"));
     let mut text = String::new();
     let first_mover = variant.rules().first_to_move;

@@ -81,7 +81,7 @@ fn side_without_pieces_loses() {
     assert_eq!(g.outcome(), None);
     g.play_text("10x17").unwrap();
     assert_eq!(g.outcome(), win(Color::Black));
-    assert_eq!(g.outcome().unwrap().pdn(), "0-1");
+    assert_eq!(g.outcome().unwrap().pdn(Variant::English), "1-0");
     assert_eq!(g.outcome().unwrap().score_for(Color::Black), 1.0);
     assert_eq!(g.outcome().unwrap().score_for(Color::White), 0.0);
     assert!(matches!(
@@ -129,7 +129,7 @@ fn threefold_repetition_draws_on_the_third_occurrence() {
     assert_eq!(*g.position(), start);
     assert_eq!(g.repetition_count(), 2);
     assert_eq!(g.outcome(), draw(EndReason::Repetition));
-    assert_eq!(g.outcome().unwrap().pdn(), "1/2-1/2");
+    assert_eq!(g.outcome().unwrap().pdn(Variant::English), "1/2-1/2");
     assert!(matches!(g.play_text("1-6"), Err(GameError::Finished(_))));
 
     // With the rule off the game goes on.

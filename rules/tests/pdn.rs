@@ -5,7 +5,8 @@ use proptest::prelude::*;
 use proptest::test_runner::Config;
 use tammi_rules::{
     Color, FenError, Game, GameError, MoveTextError, PdnError, Position, PositionError, Variant,
-    move_text, parse_fen, parse_move, parse_setup, read_pdn, to_fen, write_pdn,
+    move_text, parse_fen, parse_move, parse_setup, read_pdn, result_token, result_winner, to_fen,
+    write_pdn,
 };
 
 struct Rng(u64);
@@ -53,9 +54,12 @@ fn round_trip(g: &Game, default: Variant) -> Result<(), TestCaseError> {
     prop_assert_eq!(games.len(), 1, "{}", text);
     let r = &games[0];
     assert_same_game(&r.game, g);
-    let result = g.outcome().map_or("*", |o| o.pdn());
+    let result = g
+        .outcome()
+        .map_or("*", |o| o.pdn(g.start_position().variant()));
     prop_assert_eq!(r.tag("Result"), Some(result));
     prop_assert_eq!(r.result.as_deref(), Some(result));
+    prop_assert_eq!(r.stated_winner(), g.outcome().map(|o| o.winner));
     prop_assert_eq!(r.tag("event"), Some("round \"trip\""));
     let game_type = g.start_position().variant().pdn_game_type().to_string();
     prop_assert_eq!(r.tag("GameType"), Some(game_type.as_str()));
@@ -180,6 +184,80 @@ fn hand_written_file_with_comments_variations_nags_and_numbers() {
     assert_eq!(g.game.ply(), 4);
     assert_eq!(g.game.position().count(Color::White), (19, 0));
     assert_eq!(g.game.position().count(Color::Black), (19, 0));
+}
+
+/// Game 1 of the 1991 fax match Loy–Chinook, as Jim Loy published it
+/// ("Return to my Checkers pages", jimloy.com, 1996): Black (Loy) lost, the
+/// text ends "WW" (White wins).  Captures written with `x`, as PDN archives do.
+const LOY_CHINOOK_1991_GAME_1: &str = r#"[Event "Fax match"]
+[Date "1991.??.??"]
+[Black "Loy, Jim"]
+[White "Chinook"]
+[Result "0-1"]
+
+1. 10-14 23-19 2. 11-16 19-15 3. 16-20 26-23 4. 12-16 15-10 5. 6x15 24-19
+6. 15x24 28x19x12 7. 7-10 22-17 8. 9-13 30-26 9. 13x22 25x18x9 10. 5x14 26-22
+11. 2-7 29-25 12. 8-11 22-17 13. 11-15 25-22 14. 7-11 17-13 15. 1-6 27-24
+16. 20x27 31x24 17. 11-16 24-20 18. 15-19 20x11 19. 19x26 22-17 0-1
+"#;
+
+#[test]
+fn published_english_game_reads_0_1_as_a_white_win() {
+    let games = read_pdn(LOY_CHINOOK_1991_GAME_1, Variant::English).unwrap();
+    let g = &games[0];
+    assert_eq!(g.game.ply(), 38);
+    assert_eq!(g.result.as_deref(), Some("0-1"));
+    // In English checkers Black moves first, so the first number is Black's.
+    assert_eq!(g.stated_winner(), Some(Some(Color::White)));
+    assert_eq!(
+        to_fen(g.game.position()),
+        "B:W11,12,13,17,21,32:B3,4,6,10,14,26"
+    );
+    // Written back, the result keeps its meaning.
+    let again = write_pdn(&g.game, &[("Result", "0-1")]);
+    assert_eq!(
+        read_pdn(&again, Variant::English).unwrap()[0].stated_winner(),
+        g.stated_winner()
+    );
+}
+
+#[test]
+fn one_nil_is_a_win_for_the_side_that_moves_first() {
+    // English: Black moves first; taking White's last piece ends the game 1-0.
+    let mut g = Game::from_position(parse_fen(Variant::English, "B:W14:B10").unwrap());
+    g.play_text("10x17").unwrap();
+    assert_eq!(g.outcome().unwrap().winner, Some(Color::Black));
+    let text = write_pdn(&g, &[]);
+    assert!(text.contains("[Result \"1-0\"]"), "{text}");
+    assert!(text.trim_end().ends_with("1-0"), "{text}");
+    let read = &read_pdn(&text, Variant::English).unwrap()[0];
+    assert_eq!(read.stated_winner(), Some(Some(Color::Black)));
+    // International: White moves first, so 1-0 is a White win.
+    let mut g = Game::from_position(parse_fen(Variant::International, "W:W28:B23").unwrap());
+    g.play_text("28x19").unwrap();
+    assert_eq!(g.outcome().unwrap().winner, Some(Color::White));
+    let text = write_pdn(&g, &[]);
+    assert!(text.contains("[Result \"1-0\"]"), "{text}");
+    assert_eq!(
+        read_pdn(&text, Variant::English).unwrap()[0].stated_winner(),
+        Some(Some(Color::White))
+    );
+}
+
+#[test]
+fn result_tokens_read_back_in_every_variant() {
+    for v in Variant::ALL {
+        let first = v.rules().first_to_move;
+        assert_eq!(result_token(v, Some(first)), "1-0");
+        assert_eq!(result_token(v, Some(first.opponent())), "0-1");
+        for w in [Some(Color::Black), Some(Color::White), None] {
+            assert_eq!(result_winner(v, result_token(v, w)), Some(w));
+        }
+        assert_eq!(result_winner(v, "2-0"), Some(Some(first)));
+        assert_eq!(result_winner(v, "1-1"), Some(None));
+        assert_eq!(result_winner(v, "*"), None);
+        assert_eq!(result_winner(v, "3-0"), None);
+    }
 }
 
 #[test]

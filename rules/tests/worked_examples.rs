@@ -125,7 +125,7 @@ fn e7_blocked_side_loses() {
             reason: EndReason::NoMoves
         })
     );
-    assert_eq!(g.outcome().unwrap().pdn(), "1-0");
+    assert_eq!(g.outcome().unwrap().pdn(Variant::English), "0-1");
 }
 
 #[test]

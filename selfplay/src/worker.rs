@@ -22,7 +22,7 @@ use std::sync::{Arc, Barrier, mpsc};
 use std::time::{Duration, Instant};
 use tammi_egdb::{Egdb, Wdl};
 use tammi_model::{EvalRequest, Evaluator, ModelError};
-use tammi_rules::{Color, Game, Position, Variant, write_pdn};
+use tammi_rules::{Color, Game, Position, Variant, result_token, write_pdn};
 
 /// Why self-play stopped with an error.
 #[derive(Debug)]
@@ -492,11 +492,7 @@ impl Slot {
             s.moves_left = (total - i) as u32;
         }
         let round = (self.id + 1).to_string();
-        let result = match winner {
-            Some(Color::White) => "1-0",
-            Some(Color::Black) => "0-1",
-            None => "1/2-1/2",
-        };
+        let result = result_token(self.game.start_position().variant(), winner);
         let pdn = write_pdn(
             &self.game,
             &[

@@ -56,25 +56,20 @@ fn parse_sprt(s: &str) -> Result<Sprt, CliError> {
                 "--sprt needs four numbers elo0,elo1,alpha,beta, not '{s}'"
             ))
         })?;
-    match v[..] {
-        [elo0, elo1, alpha, beta]
-            if elo0 < elo1
-                && (0.0..0.5).contains(&alpha)
-                && alpha > 0.0
-                && (0.0..0.5).contains(&beta)
-                && beta > 0.0 =>
-        {
-            Ok(Sprt {
-                elo0,
-                elo1,
-                alpha,
-                beta,
-            })
-        }
-        _ => Err(CliError(format!(
-            "--sprt needs elo0 < elo1 and alpha, beta in (0, 0.5), not '{s}'"
-        ))),
-    }
+    let [elo0, elo1, alpha, beta] = v[..] else {
+        return Err(CliError(format!(
+            "--sprt needs four numbers elo0,elo1,alpha,beta, not '{s}'"
+        )));
+    };
+    let sprt = Sprt {
+        elo0,
+        elo1,
+        alpha,
+        beta,
+    };
+    sprt.validate()
+        .map_err(|e| CliError(format!("--sprt {s}: {e}")))?;
+    Ok(sprt)
 }
 
 /// Human-readable summary lines.
@@ -152,19 +147,8 @@ pub fn run(args: &Args) -> CliResult {
     if let Some(path) = &args.pdn {
         super::write_atomic(path, result.pdn().as_bytes())?;
     }
-    let mut v = serde_json::to_value(&result).map_err(|e| CliError(e.to_string()))?;
-    if let Some(games) = v.get_mut("games").and_then(|g| g.as_array_mut()) {
-        for g in games {
-            if let Some(o) = g.as_object_mut() {
-                o.remove("pdn");
-            }
-        }
-    }
     if let Some(path) = &args.results {
-        let mut line = v.clone();
-        if let Some(o) = line.as_object_mut() {
-            o.remove("games");
-        }
+        let line = serde_json::to_string(&result.summary()).map_err(|e| CliError(e.to_string()))?;
         let mut text = match std::fs::read_to_string(path) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
@@ -173,12 +157,15 @@ pub fn run(args: &Args) -> CliResult {
         if !text.is_empty() && !text.ends_with('\n') {
             text.push('\n');
         }
-        text.push_str(&line.to_string());
+        text.push_str(&line);
         text.push('\n');
         super::write_atomic(path, text.as_bytes())?;
     }
     if args.json {
-        outln!("{v}");
+        outln!(
+            "{}",
+            serde_json::to_string(&result).map_err(|e| CliError(e.to_string()))?
+        );
     } else {
         out!("{}", summary(&result));
     }

@@ -59,24 +59,14 @@ impl<E: std::error::Error> From<E> for CliError {
     }
 }
 
-/// Writes a file atomically: a temporary file beside it, then a rename, so
-/// readers never see a half-written file.
+/// Writes a file atomically and durably (self-play's writer: temporary file
+/// beside it, synced, renamed), so readers never see a half-written file.
+/// The error is the I/O error alone: callers name the path in their message.
 pub fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(std::path::Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    {
-        let mut f = std::fs::File::create(&tmp)?;
-        std::io::Write::write_all(&mut f, bytes)?;
-        f.sync_all()?;
-    }
-    std::fs::rename(&tmp, path)
+    tammi_selfplay::write_atomic(path, bytes).map_err(|e| match e {
+        tammi_selfplay::ShardError::Io { error, .. } => error,
+        other => std::io::Error::other(other.to_string()),
+    })
 }
 
 /// A progress bar on a terminal; hidden when stderr is not a terminal, so

@@ -7,8 +7,8 @@
 //!
 //! Line mode (`--line`, for scripts): the user's moves one per line on stdin;
 //! for each, the engine's reply on its own line on stdout; when the game
-//! ends, a final line `result <black|white|draw> <reason>`.  A bad line is
-//! one line on stderr and exit code 2.
+//! ends, a final line `result <black|white|draw> <reason>`.  A bad line, or
+//! the input ending before the game does, is one line on stderr and exit code 2.
 
 use super::{CliError, CliResult};
 use std::io::{BufRead, Write};
@@ -104,6 +104,7 @@ pub fn run(args: &Args) -> CliResult {
             movetime: None,
             egdb: None,
             batch: tammi_evaluator::spec::DEFAULT_MCTS_BATCH,
+            backend: Default::default(),
         },
         (None, Some(p)) => p.clone(),
         (None, None) => "alphabeta:depth=8".parse().expect("valid default spec"),
@@ -157,7 +158,11 @@ fn line_mode(engine: &mut dyn Player, game: &mut Game, user: Color) -> CliResult
             return Ok(());
         }
     }
-    Ok(())
+    Err(CliError(format!(
+        "input ended at ply {} before the game was over ({} to move)",
+        game.ply(),
+        game.position().side_to_move().name()
+    )))
 }
 
 const HELP: &str = "moves: type e.g. 11-15 or 22x15 (short forms when unambiguous)\n\

@@ -3,6 +3,7 @@
 use super::{CliError, CliResult};
 use std::path::PathBuf;
 use tammi_evaluator::chart::rating_chart;
+use tammi_evaluator::matchplay::MatchSummary;
 use tammi_evaluator::rating::{PairResult, rate};
 
 #[derive(clap::Args, Debug)]
@@ -18,7 +19,7 @@ pub struct Args {
     pub out: PathBuf,
 }
 
-/// Reads match results; each line holds `a`, `b` and `wdl` (A's wins, draws, losses).
+/// Reads match results: one [`MatchSummary`] per line.
 pub fn read_results(paths: &[PathBuf]) -> Result<Vec<PairResult>, CliError> {
     let mut out = Vec::new();
     for path in paths {
@@ -30,24 +31,13 @@ pub fn read_results(paths: &[PathBuf]) -> Result<Vec<PairResult>, CliError> {
             .filter(|(_, l)| !l.trim().is_empty())
         {
             let bad = |what: &str| CliError(format!("{} line {}: {what}", path.display(), i + 1));
-            let v: serde_json::Value =
-                serde_json::from_str(line).map_err(|e| bad(&format!("not JSON ({e})")))?;
-            let name = |k: &str| v.get(k).and_then(|x| x.as_str()).map(str::to_string);
-            let count = |k: &str| v.get("wdl").and_then(|w| w.get(k)).and_then(|x| x.as_f64());
-            let (Some(a), Some(b), Some(w), Some(d), Some(l)) = (
-                name("a"),
-                name("b"),
-                count("wins"),
-                count("draws"),
-                count("losses"),
-            ) else {
-                return Err(bad("expected a, b and wdl {wins, draws, losses}"));
-            };
+            let m: MatchSummary = serde_json::from_str(line)
+                .map_err(|e| bad(&format!("not a match result ({e})")))?;
             out.push(PairResult {
-                a,
-                b,
-                games: w + d + l,
-                score: w + d / 2.0,
+                a: m.a,
+                b: m.b,
+                games: f64::from(m.wdl.games()),
+                score: f64::from(m.wdl.wins) + f64::from(m.wdl.draws) / 2.0,
             });
         }
     }

@@ -7,8 +7,9 @@
 use super::{CliError, CliResult};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
-use tammi_model::{DeviceChoice, Evaluator, Model, UniformEvaluator};
+use tammi_model::{Evaluator, load_evaluator};
 use tammi_rules::Variant;
 use tammi_selfplay::{
     Event, GameRecord, RunSetup, RunStats, SelfPlayConfig, open_tables, run_selfplay, write_atomic,
@@ -76,12 +77,8 @@ pub fn evaluator(
     model: Option<&Path>,
     variant: Variant,
     backend: &str,
-) -> Result<Box<dyn Evaluator>, CliError> {
-    let backend: DeviceChoice = backend.parse()?;
-    Ok(match model {
-        Some(dir) => Box::new(Model::load(dir, variant, backend)?.evaluator()),
-        None => Box::new(UniformEvaluator::new(variant)),
-    })
+) -> Result<Arc<dyn Evaluator>, CliError> {
+    Ok(load_evaluator(model, variant, backend.parse()?)?)
 }
 
 fn status(s: &RunStats) -> String {

@@ -6,7 +6,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Instant;
-use tammi_trainer::{Observer, RunOptions, Stage, Stopped, create_run, run_config, train};
+use tammi_trainer::{Observer, RunDir, RunOptions, Stage, Stopped, create_run, run_config, train};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -126,6 +126,7 @@ pub fn run(args: &Args) -> CliResult {
         }
     } else {
         let Some(path) = &args.config else {
+            RunDir::new(&args.run).check_free_for_new_run()?;
             return Err(CliError(format!(
                 "{} holds no run; start one with --config FILE",
                 args.run.display()

@@ -25,6 +25,19 @@ impl fmt::Display for ConfigError {
 
 impl std::error::Error for ConfigError {}
 
+/// How the learning rate falls after the warm-up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LrDecay {
+    /// Half a cosine from the peak to the floor over `decay_steps`, then the
+    /// floor: for a run whose length in steps is known in advance.
+    Cosine,
+    /// `peak * sqrt(d / (d + s))` after `s` steps past the warm-up (`d` =
+    /// `decay_steps`), never below the floor: keeps falling however long the
+    /// run goes, so one preset suits a one-hour and a four-hour run.
+    InverseSqrt,
+}
+
 /// `[train]`: optimizer, schedule and replay window.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -35,8 +48,11 @@ pub struct TrainSection {
     pub learning_rate: f64,
     /// Steps of linear warm-up from 0 to the peak.
     pub warmup_steps: u64,
-    /// Steps of cosine decay after warm-up (0 = constant after warm-up).
+    /// Steps of decay after warm-up (0 = constant after warm-up): the length
+    /// of the cosine, or the time constant of the inverse square root.
     pub decay_steps: u64,
+    /// Shape of the decay after warm-up.
+    pub decay: LrDecay,
     /// Learning rate at the end of the decay, as a fraction of the peak.
     pub final_lr_fraction: f64,
     /// Most optimizer steps per generation.
@@ -77,6 +93,7 @@ impl Default for TrainSection {
             learning_rate: 2e-3,
             warmup_steps: 100,
             decay_steps: 0,
+            decay: LrDecay::Cosine,
             final_lr_fraction: 0.1,
             steps_per_generation: 200,
             samples_per_position: 4.0,
@@ -197,6 +214,18 @@ pub struct GatingSection {
     pub openings: String,
     /// Games adjudicated a draw after this many plies.
     pub max_plies: usize,
+}
+
+impl GatingSection {
+    /// The gate's sequential test.
+    pub fn sprt(&self) -> tammi_evaluator::stats::Sprt {
+        tammi_evaluator::stats::Sprt {
+            elo0: self.elo0,
+            elo1: self.elo1,
+            alpha: self.alpha,
+            beta: self.beta,
+        }
+    }
 }
 
 impl Default for GatingSection {
@@ -386,14 +415,9 @@ impl RunConfig {
             if !(g.accept_score.is_finite() && (0.0..=1.0).contains(&g.accept_score)) {
                 return bad("gating.accept_score", "must be between 0 and 1");
             }
-            if !(g.elo0.is_finite() && g.elo1.is_finite() && g.elo1 > g.elo0) {
-                return bad("gating.elo1", "must be greater than gating.elo0");
-            }
-            for (key, x) in [("gating.alpha", g.alpha), ("gating.beta", g.beta)] {
-                if !(x > 0.0 && x < 0.5) {
-                    return bad(key, "must be between 0 and 0.5");
-                }
-            }
+            g.sprt()
+                .validate()
+                .map_err(|e| ConfigError(format!("gating.{e}")))?;
             if g.max_plies == 0 {
                 return bad("gating.max_plies", "must be at least 1");
             }

@@ -14,7 +14,8 @@ use tammi_evaluator::gating::{GateConfig, gate};
 use tammi_evaluator::matchplay::{MatchConfig, MatchProgress, run_match};
 use tammi_evaluator::openings::{Opening, OpeningSource, load_openings};
 use tammi_evaluator::spec::DEFAULT_MCTS_BATCH;
-use tammi_evaluator::stats::{Sprt, elo_from_score};
+use tammi_evaluator::stats::elo_from_score;
+use tammi_model::DeviceChoice;
 use tammi_rules::Variant;
 
 /// One line of `eval/gating.jsonl`.
@@ -70,14 +71,41 @@ fn openings(
     load_openings(variant, &source, count, seed).map_err(|e| RunError::Failed(e.to_string()))
 }
 
-/// An MCTS player of a run's model; `batch` leaves per network call.
-fn mcts(model: &Path, sims: Option<u32>, movetime: Option<Duration>, batch: u32) -> PlayerSpec {
+/// Checks that the gate's and the ladder's openings load for the run's
+/// variant (e.g. no `ballot` deck for italian), so a bad config is refused
+/// before any work instead of failing at the first gate.
+pub fn check_openings(cfg: &RunConfig) -> Result<(), RunError> {
+    let variant = cfg.variant().map_err(|e| RunError::Refused(e.0))?;
+    let mut uses = Vec::new();
+    if cfg.gating.enabled {
+        uses.push(("gating.openings", &cfg.gating.openings, cfg.gating.pairs));
+    }
+    if cfg.ladder.every > 0 {
+        uses.push(("ladder.openings", &cfg.ladder.openings, cfg.ladder.pairs));
+    }
+    for (key, source, count) in uses {
+        openings(variant, source, count, cfg.run.seed)
+            .map_err(|e| RunError::Refused(format!("{key} = {source:?}: {e}")))?;
+    }
+    Ok(())
+}
+
+/// An MCTS player of a run's model on the run's backend; `batch` leaves per
+/// network call.
+fn mcts(
+    model: &Path,
+    sims: Option<u32>,
+    movetime: Option<Duration>,
+    batch: u32,
+    backend: DeviceChoice,
+) -> PlayerSpec {
     PlayerSpec::Mcts {
         model: Some(model.to_path_buf()),
         sims,
         movetime,
         egdb: None,
         batch,
+        backend,
     }
 }
 
@@ -114,18 +142,20 @@ pub fn gate_generation(
     deck.rotate_left(shift);
     // One leaf at a time: gates search few simulations, where virtual loss
     // would change the search most.
-    let candidate = mcts(&run.candidate(generation), Some(g.simulations), None, 1);
-    let best = mcts(&run.model(accepted), Some(g.simulations), None, 1);
+    let backend = crate::run::backend(cfg)?;
+    let candidate = mcts(
+        &run.candidate(generation),
+        Some(g.simulations),
+        None,
+        1,
+        backend,
+    );
+    let best = mcts(&run.model(accepted), Some(g.simulations), None, 1, backend);
     let gate_cfg = GateConfig {
         variant,
         openings: deck,
         max_pairs: g.pairs,
-        sprt: Sprt {
-            elo0: g.elo0,
-            elo1: g.elo1,
-            alpha: g.alpha,
-            beta: g.beta,
-        },
+        sprt: g.sprt(),
         accept_score: g.accept_score,
         threads: cfg.run.match_threads,
         seed,
@@ -164,12 +194,14 @@ pub fn play_ladder(
     let l = &cfg.ladder;
     let seed = derive_seed(&[cfg.run.seed, 0x1ADD]);
     let deck = openings(variant, &l.openings, l.pairs, seed)?;
+    let backend = crate::run::backend(cfg)?;
     let model = if l.simulations > 0 {
         mcts(
             &run.model(accepted),
             Some(l.simulations),
             None,
             DEFAULT_MCTS_BATCH,
+            backend,
         )
     } else {
         mcts(
@@ -177,6 +209,7 @@ pub fn play_ladder(
             None,
             Some(Duration::from_millis(l.movetime_ms)),
             DEFAULT_MCTS_BATCH,
+            backend,
         )
     };
     let mut out = Vec::new();

@@ -7,9 +7,13 @@
 //! PDN beside it), and only then are their pending files removed.  On
 //! resume, pending files already covered by a shard are removed, the rest are
 //! kept, and play continues with the next number (and a new seed, so the
-//! resumed games are new games).
+//! resumed games are new games).  A pending file that does not read (cut by a
+//! kill, damaged) is moved to `.set-aside/` and the games after it are
+//! renumbered, so one bad file never costs the others.  A game's id is its
+//! number in the generation, so a shard's name says which games it holds and
+//! [`verify_generation`] can check every shard against its name.
 
-use crate::rundir::{RunError, io_err};
+use crate::rundir::{RunDir, RunError, RunState, Stage, io_err};
 use crate::{Observer, derive_seed};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
@@ -21,6 +25,8 @@ use tammi_selfplay::{
 };
 
 const PENDING: &str = ".pending";
+/// Where unreadable pending games are moved (hidden: never trained on).
+const SET_ASIDE: &str = ".set-aside";
 
 /// What the stage did in this process.
 #[derive(Clone, Debug, Default)]
@@ -52,30 +58,143 @@ fn parse_pending(name: &str) -> Option<u64> {
 
 /// Games already in shards (they must cover 0.. without gaps).
 fn shard_games(dir: &Path) -> Result<u64, RunError> {
+    Ok(shard_ranges(dir)?.last().map_or(0, |&(_, b, _)| b + 1))
+}
+
+/// The shards of a generation directory, `(first, last, path)` in order:
+/// every visible file must be a shard (`shard-FIRST-LAST.bin`) or its PDN,
+/// and the ranges must cover games 0.. without a gap or an overlap.
+fn shard_ranges(dir: &Path) -> Result<Vec<(u64, u64, PathBuf)>, RunError> {
     let mut ranges = Vec::new();
     for entry in std::fs::read_dir(dir).map_err(io_err(dir))? {
         let entry = entry.map_err(io_err(dir))?;
         let name = entry.file_name().to_string_lossy().into_owned();
-        if let Some(r) = parse_range(&name) {
-            ranges.push(r);
+        if name.starts_with('.') {
+            continue;
+        }
+        if let Some((a, b)) = parse_range(&name) {
+            ranges.push((a, b, entry.path()));
+        } else if name
+            .strip_suffix(".pdn")
+            .and_then(|n| parse_range(&format!("{n}.bin")))
+            .is_none()
+        {
+            return Err(RunError::Refused(format!(
+                "{}: not a shard of this run (shards are named shard-FIRST-LAST.bin); \
+                 move it out of the run directory",
+                entry.path().display()
+            )));
         }
     }
     ranges.sort();
     let mut next = 0;
-    for (a, b) in ranges {
-        if a != next || b < a {
-            return Err(RunError::Failed(format!(
-                "{}: shards do not cover games {next}.. in order (found {})",
-                dir.display(),
-                shard_name(a, b)
+    for (a, b, path) in &ranges {
+        if *a != next || b < a {
+            return Err(RunError::Refused(format!(
+                "{}: expected a shard starting at game {next} (a shard was deleted, \
+                 duplicated or renamed)",
+                path.display()
             )));
         }
         next = b + 1;
     }
-    Ok(next)
+    Ok(ranges)
 }
 
-/// Pending games numbered `from..`, in order; covered or stray files are removed.
+/// Checks a generation directory's shards against their names: each holds
+/// exactly the games its name says, numbered so.  Returns the games.
+pub fn verify_generation(dir: &Path) -> Result<u64, RunError> {
+    let ranges = shard_ranges(dir)?;
+    for (a, b, path) in &ranges {
+        let shard = read_shard(path).map_err(|e| RunError::Refused(e.to_string()))?;
+        let ids: Vec<u64> = shard.games.iter().map(|g| g.id).collect();
+        if !ids.iter().copied().eq(*a..=*b) {
+            return Err(RunError::Refused(format!(
+                "{}: holds games {} where its name says {a}..={b} (a renamed or copied shard)",
+                path.display(),
+                match (ids.first(), ids.last()) {
+                    (Some(f), Some(l)) => format!("{f}..={l} ({} of them)", ids.len()),
+                    _ => "none".to_string(),
+                }
+            )));
+        }
+    }
+    Ok(ranges.last().map_or(0, |&(_, b, _)| b + 1))
+}
+
+/// Checks the self-play directory of a run against its state before a
+/// resume: only `gen-NNNN` directories, each verified as in
+/// [`verify_generation`], none past the current generation, and each finished
+/// generation holding exactly `games_per_generation` games, which together
+/// make the `games` of `state.json`.  The error names the file or directory.
+pub fn verify_run_shards(
+    run: &RunDir,
+    games_per_generation: u64,
+    state: &RunState,
+) -> Result<(), RunError> {
+    let root = run.selfplay();
+    if !root.exists() {
+        return if state.games == 0 {
+            Ok(())
+        } else {
+            Err(RunError::Refused(format!(
+                "{} is missing: state.json counts {} games",
+                root.display(),
+                state.games
+            )))
+        };
+    }
+    let mut total = 0;
+    for entry in std::fs::read_dir(&root).map_err(io_err(&root))? {
+        let entry = entry.map_err(io_err(&root))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') {
+            continue;
+        }
+        let generation = name
+            .strip_prefix("gen-")
+            .and_then(|n| n.parse::<u64>().ok())
+            .filter(|g| run.selfplay_gen(*g) == entry.path())
+            .ok_or_else(|| {
+                RunError::Refused(format!(
+                    "{}: not a generation of this run (they are named gen-NNNN); move it out",
+                    entry.path().display()
+                ))
+            })?;
+        let finished = generation < state.generation
+            || (generation == state.generation && state.stage != Stage::Selfplay);
+        if generation > state.generation {
+            return Err(RunError::Refused(format!(
+                "{}: the run has not played generation {generation} yet (state.json is at {})",
+                entry.path().display(),
+                state.generation
+            )));
+        }
+        let games = verify_generation(&entry.path())?;
+        if finished {
+            if games != games_per_generation {
+                return Err(RunError::Refused(format!(
+                    "{}: {games} games in its shards, the run played {games_per_generation} \
+                     (a shard was deleted or added)",
+                    entry.path().display()
+                )));
+            }
+            total += games;
+        }
+    }
+    if total != state.games {
+        return Err(RunError::Refused(format!(
+            "{}: {total} games in the shards of finished generations, state.json counts {} \
+             (a generation directory was deleted or added)",
+            root.display(),
+            state.games
+        )));
+    }
+    Ok(())
+}
+
+/// Pending games numbered `from..`, in order; files already covered by a
+/// shard, and temporary files of an interrupted write, are removed.
 fn pending_games(pending: &Path, from: u64) -> Result<Vec<(u64, PathBuf)>, RunError> {
     let mut found = Vec::new();
     for entry in std::fs::read_dir(pending).map_err(io_err(pending))? {
@@ -84,20 +203,15 @@ fn pending_games(pending: &Path, from: u64) -> Result<Vec<(u64, PathBuf)>, RunEr
         let name = entry.file_name().to_string_lossy().into_owned();
         match parse_pending(&name) {
             Some(seq) if seq >= from => found.push((seq, path)),
-            // Already in a shard, or a temporary file of an interrupted write.
             _ => std::fs::remove_file(&path).map_err(io_err(&path))?,
         }
     }
     found.sort();
-    for (i, (seq, _)) in found.iter().enumerate() {
-        if *seq != from + i as u64 {
-            return Err(RunError::Failed(format!(
-                "{}: pending games are not numbered {from}.. without gaps",
-                pending.display()
-            )));
-        }
-    }
     Ok(found)
+}
+
+fn pending_path(pending_dir: &Path, seq: u64) -> PathBuf {
+    pending_dir.join(format!("game-{seq:06}.bin"))
 }
 
 struct Writer<'a> {
@@ -111,9 +225,11 @@ struct Writer<'a> {
 }
 
 impl Writer<'_> {
-    fn add(&mut self, game: GameRecord) -> Result<(), RunError> {
+    fn add(&mut self, mut game: GameRecord) -> Result<(), RunError> {
         let seq = self.next;
-        let path = self.pending_dir.join(format!("game-{seq:06}.bin"));
+        // The game's number in its generation: what its shard's name says.
+        game.id = seq;
+        let path = pending_path(&self.pending_dir, seq);
         tammi_selfplay::write_shard(&path, self.variant, std::slice::from_ref(&game))
             .map_err(|e| RunError::Failed(e.to_string()))?;
         self.pending.push((seq, path, game));
@@ -166,12 +282,36 @@ pub fn play_generation(
         next: in_shards,
     };
     for (seq, path) in pending_games(&pending_dir, in_shards)? {
-        let shard = read_shard(&path).map_err(|e| RunError::Failed(e.to_string()))?;
-        let game = shard.games.into_iter().next().ok_or_else(|| {
-            RunError::Failed(format!("{}: pending file without a game", path.display()))
-        })?;
-        writer.pending.push((seq, path, game));
-        writer.next = seq + 1;
+        let game = match read_shard(&path) {
+            Ok(shard) if shard.games.len() == 1 => shard.games.into_iter().next(),
+            _ => None,
+        };
+        let Some(mut game) = game else {
+            // Cut by a kill mid-write or damaged: set it aside (the game is
+            // played again) and keep every game after it.
+            let aside_dir = dir.join(SET_ASIDE);
+            std::fs::create_dir_all(&aside_dir).map_err(io_err(&aside_dir))?;
+            let aside = aside_dir.join(path.file_name().unwrap_or_default());
+            std::fs::rename(&path, &aside).map_err(io_err(&path))?;
+            observer.line(&format!(
+                "set aside unreadable pending game {} as {}",
+                path.display(),
+                aside.display()
+            ));
+            continue;
+        };
+        // Later games close the gap of one set aside.
+        let seq_now = writer.next;
+        let path = if seq == seq_now {
+            path
+        } else {
+            let renamed = pending_path(&pending_dir, seq_now);
+            std::fs::rename(&path, &renamed).map_err(io_err(&path))?;
+            renamed
+        };
+        game.id = seq_now;
+        writer.pending.push((seq_now, path, game));
+        writer.next = seq_now + 1;
     }
     let done = writer.next;
     let mut summary = GenerateSummary::default();
@@ -234,5 +374,108 @@ mod tests {
         assert_eq!(parse_range("shard-000064-000127.pdn"), None);
         assert_eq!(parse_pending("game-000012.bin"), Some(12));
         assert_eq!(parse_pending(".game-000012.bin.77.tmp"), None);
+    }
+
+    fn quick() -> SelfPlayConfig {
+        SelfPlayConfig {
+            simulations: 4,
+            cheap_simulations: 2,
+            games_per_shard: 64,
+            threads: 1,
+            games_per_thread: 4,
+            max_plies: 60,
+            ..SelfPlayConfig::default()
+        }
+    }
+
+    fn play(dir: &Path, games: u64, seed: u64) -> GenerateSummary {
+        let uniform = tammi_model::UniformEvaluator::new(Variant::English);
+        let setup = RunSetup {
+            tables: None,
+            start: None,
+        };
+        play_generation(dir, &uniform, &quick(), &setup, games, seed, &crate::Silent).unwrap()
+    }
+
+    fn moves(g: &GameRecord) -> Vec<String> {
+        g.moves().map(|m| format!("{m:?}")).collect()
+    }
+
+    #[test]
+    fn an_unreadable_pending_game_is_set_aside_and_the_later_ones_kept() {
+        let tmp = tempfile::tempdir().unwrap();
+        // Three finished games to stand for what a killed run left pending.
+        let source = tmp.path().join("source");
+        assert_eq!(play(&source, 3, 1).games, 3);
+        let made = read_shard(&source.join("shard-000000-000002.bin"))
+            .unwrap()
+            .games;
+        assert_eq!(made.iter().map(|g| g.id).collect::<Vec<_>>(), [0, 1, 2]);
+
+        let dir = tmp.path().join("gen");
+        let pending = dir.join(PENDING);
+        std::fs::create_dir_all(&pending).unwrap();
+        for (seq, game) in made.iter().enumerate() {
+            let path = pending_path(&pending, seq as u64);
+            tammi_selfplay::write_shard(&path, Variant::English, std::slice::from_ref(game))
+                .unwrap();
+        }
+        // Game 1 was cut short by the kill.
+        let cut = pending_path(&pending, 1);
+        let bytes = std::fs::read(&cut).unwrap();
+        std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+
+        let summary = play(&dir, 4, 2);
+        assert_eq!(summary.games, 4);
+        assert_eq!(
+            summary.played, 2,
+            "the set-aside game and one more are played"
+        );
+        assert!(dir.join(SET_ASIDE).join("game-000001.bin").exists());
+        assert_eq!(verify_generation(&dir).unwrap(), 4);
+        let games = read_shard(&dir.join("shard-000000-000003.bin"))
+            .unwrap()
+            .games;
+        assert_eq!(games.iter().map(|g| g.id).collect::<Vec<_>>(), [0, 1, 2, 3]);
+        // The readable pending games are kept, in order, renumbered past the gap.
+        assert_eq!(moves(&games[0]), moves(&made[0]));
+        assert_eq!(moves(&games[1]), moves(&made[2]));
+    }
+
+    #[test]
+    fn shards_that_disagree_with_their_names_are_refused_by_name() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("gen");
+        let cfg = SelfPlayConfig {
+            games_per_shard: 2,
+            ..quick()
+        };
+        let uniform = tammi_model::UniformEvaluator::new(Variant::English);
+        let setup = RunSetup {
+            tables: None,
+            start: None,
+        };
+        play_generation(&dir, &uniform, &cfg, &setup, 6, 3, &crate::Silent).unwrap();
+        assert_eq!(verify_generation(&dir).unwrap(), 6);
+        let shard = |a: u64, b: u64| dir.join(format!("{}.bin", shard_name(a, b)));
+        let refused = |why: &str, path: &Path| {
+            let e = verify_generation(&dir).unwrap_err().to_string();
+            assert!(e.contains(&*path.to_string_lossy()), "{why}: {e}");
+        };
+        // Deleted: the next shard is named.
+        let kept = std::fs::read(shard(2, 3)).unwrap();
+        std::fs::remove_file(shard(2, 3)).unwrap();
+        refused("deleted", &shard(4, 5));
+        std::fs::write(shard(2, 3), &kept).unwrap();
+        // Copied under another range: the copy is named.
+        std::fs::copy(shard(0, 1), shard(6, 7)).unwrap();
+        refused("copied", &shard(6, 7));
+        std::fs::remove_file(shard(6, 7)).unwrap();
+        // A stray file among the shards.
+        let stray = dir.join("shard-000000-000001 (copy).bin");
+        std::fs::copy(shard(0, 1), &stray).unwrap();
+        refused("stray", &stray);
+        std::fs::remove_file(&stray).unwrap();
+        assert_eq!(verify_generation(&dir).unwrap(), 6);
     }
 }

@@ -18,7 +18,7 @@ use rand::SeedableRng;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 use std::time::Instant;
-use tammi_model::{DeviceChoice, Losses, Model, TrainBatch, Trainer, TrainerState};
+use tammi_model::{DeviceChoice, Losses, Model, TrainBatch, Trainer, TrainerState, fnv1a64};
 
 const NET_FILE: &str = "trainer-net.bpk";
 const OPTIMIZER_FILE: &str = "optimizer.bpk";
@@ -42,6 +42,28 @@ pub struct CheckpointInfo {
     pub last_loss: Option<Losses>,
     pub learning_rate: f64,
     pub seconds: f64,
+    /// Size and FNV-1a 64 hash of the trainer's files (`trainer-net.bpk`,
+    /// `optimizer.bpk`), checked when the checkpoint is read back; empty in
+    /// checkpoints written before tammi recorded them.
+    #[serde(default)]
+    pub files: std::collections::BTreeMap<String, FileDigest>,
+}
+
+/// Identity of one file of a checkpoint: a flipped byte or a cut file
+/// changes it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileDigest {
+    pub bytes: u64,
+    pub fnv1a64: String,
+}
+
+impl FileDigest {
+    fn of(bytes: &[u8]) -> FileDigest {
+        FileDigest {
+            bytes: bytes.len() as u64,
+            fnv1a64: format!("{:016x}", fnv1a64(bytes)),
+        }
+    }
 }
 
 fn model_err(e: tammi_model::ModelError) -> RunError {
@@ -56,15 +78,31 @@ pub fn load_checkpoint(
 ) -> Result<(Trainer, CheckpointInfo), RunError> {
     let variant = cfg.variant().map_err(|e| RunError::Failed(e.0))?;
     let model = Model::load(&dir.join("model"), variant, backend).map_err(model_err)?;
+    let info: CheckpointInfo = read_json(&dir.join(INFO_FILE))?;
     let read = |name: &str| {
         let p = dir.join(name);
-        std::fs::read(&p).map_err(io_err(&p))
+        let bytes = std::fs::read(&p).map_err(io_err(&p))?;
+        if let Some(want) = info.files.get(name) {
+            let found = FileDigest::of(&bytes);
+            if found != *want {
+                return Err(RunError::Refused(format!(
+                    "{}: corrupt checkpoint file ({} bytes, hash {}; {} recorded {} bytes, \
+                     hash {})",
+                    p.display(),
+                    found.bytes,
+                    found.fnv1a64,
+                    INFO_FILE,
+                    want.bytes,
+                    want.fnv1a64
+                )));
+            }
+        }
+        Ok(bytes)
     };
     let state = TrainerState {
         net: read(NET_FILE)?,
         optimizer: read(OPTIMIZER_FILE)?,
     };
-    let info: CheckpointInfo = read_json(&dir.join(INFO_FILE))?;
     let trainer = Trainer::resume(&model, &state, cfg.train.train_config()).map_err(model_err)?;
     Ok((trainer, info))
 }
@@ -89,7 +127,13 @@ fn save_checkpoint(dir: &Path, trainer: &Trainer, info: &CheckpointInfo) -> Resu
     let state = trainer.state().map_err(model_err)?;
     write_atomic(&tmp.join(NET_FILE), &state.net)?;
     write_atomic(&tmp.join(OPTIMIZER_FILE), &state.optimizer)?;
-    write_json(&tmp.join(INFO_FILE), info)?;
+    let mut info = info.clone();
+    info.files = [
+        (NET_FILE.to_string(), FileDigest::of(&state.net)),
+        (OPTIMIZER_FILE.to_string(), FileDigest::of(&state.optimizer)),
+    ]
+    .into();
+    write_json(&tmp.join(INFO_FILE), &info)?;
     std::fs::rename(&tmp, dir).map_err(io_err(dir))
 }
 
@@ -153,6 +197,7 @@ pub fn train_generation(
         last_loss: None,
         learning_rate: learning_rate(t, trainer.steps()),
         seconds: 0.0,
+        files: Default::default(),
     };
     if steps == 0 || buffer.len() < t.batch_size.min(64) {
         return Ok(TrainSummary {
@@ -224,7 +269,7 @@ pub fn train_generation(
         generation,
         (steps as f64 * t.batch_size as f64) / info.seconds.max(1e-9),
     )?;
-    metrics.flush();
+    metrics.flush()?;
     save_checkpoint(&dir, &trainer, &info)?;
     Ok(TrainSummary {
         info,

@@ -4,15 +4,50 @@
 //!
 //! Steps: training scalars use the optimizer step, per-generation scalars
 //! the generation number.  A stage redone after a kill logs its scalars
-//! again; readers take the last value of a (tag, step).
+//! again: every point is appended at once (a kill loses nothing), and at the
+//! next [`Metrics::flush`] the JSONL and CSV files are rewritten with one
+//! point per (tag, step), the last value logged.
 
-use crate::rundir::{RunError, append_line, io_err};
+use crate::rundir::{RunError, append_line, io_err, write_atomic};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+
+/// One logged scalar.
+#[derive(Clone, Debug, PartialEq)]
+struct Point {
+    time: f64,
+    tag: String,
+    step: u64,
+    value: f64,
+}
+
+impl Point {
+    fn json(&self) -> String {
+        let value = if self.value.is_finite() {
+            serde_json::json!(self.value)
+        } else {
+            serde_json::Value::Null
+        };
+        serde_json::json!({"time": self.time, "tag": self.tag, "step": self.step, "value": value})
+            .to_string()
+    }
+
+    fn csv(&self) -> String {
+        format!("{:.3},{},{},{}", self.time, self.tag, self.step, self.value)
+    }
+}
+
+const CSV_HEADER: &str = "unix_time,tag,step,value";
 
 /// Where scalars go.
 pub struct Metrics {
     jsonl: PathBuf,
     csv: PathBuf,
+    /// Every point, one per (tag, step), in order of first appearance.
+    points: Vec<Point>,
+    index: HashMap<(String, u64), usize>,
+    /// A (tag, step) was logged twice since the files were last compacted.
+    duplicated: bool,
     #[cfg(feature = "tensorboard")]
     tensorboard: Option<tensorboard_rs::summary_writer::SummaryWriter>,
 }
@@ -29,7 +64,7 @@ impl Metrics {
     /// the feature is compiled in.
     pub fn open(jsonl: &Path, csv: &Path, tensorboard_dir: &Path) -> Result<Metrics, RunError> {
         if !csv.exists() {
-            append_line(csv, "unix_time,tag,step,value")?;
+            append_line(csv, CSV_HEADER)?;
         }
         #[cfg(not(feature = "tensorboard"))]
         let _ = tensorboard_dir;
@@ -46,25 +81,47 @@ impl Metrics {
         };
         #[cfg(not(feature = "tensorboard"))]
         let _ = io_err;
-        Ok(Metrics {
+        let mut metrics = Metrics {
             jsonl: jsonl.to_path_buf(),
             csv: csv.to_path_buf(),
+            points: Vec::new(),
+            index: HashMap::new(),
+            duplicated: false,
             #[cfg(feature = "tensorboard")]
             tensorboard,
-        })
+        };
+        if jsonl.exists() {
+            for p in parse_points(&crate::rundir::read_log(jsonl)?) {
+                metrics.remember(p);
+            }
+        }
+        Ok(metrics)
+    }
+
+    fn remember(&mut self, p: Point) {
+        match self.index.get(&(p.tag.clone(), p.step)) {
+            Some(&i) => {
+                self.points[i] = p;
+                self.duplicated = true;
+            }
+            None => {
+                self.index
+                    .insert((p.tag.clone(), p.step), self.points.len());
+                self.points.push(p);
+            }
+        }
     }
 
     /// Records one scalar.
     pub fn scalar(&mut self, tag: &str, step: u64, value: f64) -> Result<(), RunError> {
-        let time = unix_seconds();
-        let value_json = if value.is_finite() {
-            serde_json::json!(value)
-        } else {
-            serde_json::Value::Null
+        let p = Point {
+            time: unix_seconds(),
+            tag: tag.to_string(),
+            step,
+            value,
         };
-        let line = serde_json::json!({"time": time, "tag": tag, "step": step, "value": value_json});
-        append_line(&self.jsonl, &line.to_string())?;
-        append_line(&self.csv, &format!("{time:.3},{tag},{step},{value}"))?;
+        append_line(&self.jsonl, &p.json())?;
+        append_line(&self.csv, &p.csv())?;
         #[cfg(feature = "tensorboard")]
         if let Some(tb) = &mut self.tensorboard {
             let ok = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -77,11 +134,13 @@ impl Metrics {
                 self.tensorboard = None;
             }
         }
+        self.remember(p);
         Ok(())
     }
 
-    /// Pushes buffered TensorBoard events to disk.
-    pub fn flush(&mut self) {
+    /// Pushes buffered TensorBoard events to disk, and rewrites the JSONL and
+    /// CSV logs (atomically) if a point was logged twice since the last time.
+    pub fn flush(&mut self) -> Result<(), RunError> {
         #[cfg(feature = "tensorboard")]
         if let Some(tb) = &mut self.tensorboard {
             let ok = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| tb.flush())).is_ok();
@@ -89,7 +148,36 @@ impl Metrics {
                 self.tensorboard = None;
             }
         }
+        if self.duplicated {
+            let mut jsonl = String::new();
+            let mut csv = format!("{CSV_HEADER}\n");
+            for p in &self.points {
+                jsonl.push_str(&p.json());
+                jsonl.push('\n');
+                csv.push_str(&p.csv());
+                csv.push('\n');
+            }
+            write_atomic(&self.jsonl, jsonl.as_bytes())?;
+            write_atomic(&self.csv, csv.as_bytes())?;
+            self.duplicated = false;
+        }
+        Ok(())
     }
+}
+
+/// The points of a JSONL log, in file order; a line cut by a kill is skipped.
+fn parse_points(text: &str) -> Vec<Point> {
+    text.lines()
+        .filter_map(|line| {
+            let v = serde_json::from_str::<serde_json::Value>(line).ok()?;
+            Some(Point {
+                time: v["time"].as_f64().unwrap_or(0.0),
+                tag: v["tag"].as_str()?.to_string(),
+                step: v["step"].as_u64()?,
+                value: v["value"].as_f64().unwrap_or(f64::NAN),
+            })
+        })
+        .collect()
 }
 
 /// Reads the JSONL log back: `(tag, step, value)`, the last value of each
@@ -97,21 +185,13 @@ impl Metrics {
 pub fn read_metrics(path: &Path) -> Result<Vec<(String, u64, f64)>, RunError> {
     let text = crate::rundir::read_log(path)?;
     let mut out: Vec<(String, u64, f64)> = Vec::new();
-    let mut index = std::collections::HashMap::new();
-    for line in text.lines() {
-        // A line cut by a kill is skipped.
-        let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
-            continue;
-        };
-        let (Some(tag), Some(step)) = (v["tag"].as_str(), v["step"].as_u64()) else {
-            continue;
-        };
-        let value = v["value"].as_f64().unwrap_or(f64::NAN);
-        match index.get(&(tag.to_string(), step)) {
-            Some(&i) => out[i] = (tag.to_string(), step, value),
+    let mut index = HashMap::new();
+    for p in parse_points(&text) {
+        match index.get(&(p.tag.clone(), p.step)) {
+            Some(&i) => out[i] = (p.tag, p.step, p.value),
             None => {
-                index.insert((tag.to_string(), step), out.len());
-                out.push((tag.to_string(), step, value));
+                index.insert((p.tag.clone(), p.step), out.len());
+                out.push((p.tag, p.step, p.value));
             }
         }
     }
@@ -131,15 +211,47 @@ mod tests {
         m.scalar("loss/total", 2, 2.0).unwrap();
         m.scalar("loss/total", 1, 2.25).unwrap();
         m.scalar("lr", 1, f64::NAN).unwrap();
-        m.flush();
+        // Before a flush, every point logged is on disk.
+        assert_eq!(std::fs::read_to_string(&j).unwrap().lines().count(), 4);
+        m.flush().unwrap();
         let back = read_metrics(&j).unwrap();
         assert_eq!(back.len(), 3);
         assert_eq!(back[0], ("loss/total".to_string(), 1, 2.25));
         assert_eq!(back[1], ("loss/total".to_string(), 2, 2.0));
         assert!(back[2].2.is_nan());
         let csv = std::fs::read_to_string(&c).unwrap();
-        assert_eq!(csv.lines().count(), 5);
+        assert_eq!(csv.lines().count(), 4, "{csv}");
         assert!(csv.starts_with("unix_time,tag,step,value\n"));
+        assert_eq!(std::fs::read_to_string(&j).unwrap().lines().count(), 3);
+    }
+
+    #[test]
+    fn a_stage_redone_after_a_resume_leaves_one_point_per_step() {
+        let dir = tempfile::tempdir().unwrap();
+        let (j, c) = (dir.path().join("m.jsonl"), dir.path().join("m.csv"));
+        {
+            let mut m = Metrics::open(&j, &c, &dir.path().join("tb")).unwrap();
+            for step in 1..=3 {
+                m.scalar("loss/total", step, 3.0 - step as f64).unwrap();
+            }
+            m.flush().unwrap();
+            // Killed mid-stage: steps 4 and 5 logged, no flush.
+            m.scalar("loss/total", 4, 9.0).unwrap();
+            m.scalar("loss/total", 5, 9.0).unwrap();
+        }
+        // The resumed run redoes the stage from step 4.
+        let mut m = Metrics::open(&j, &c, &dir.path().join("tb")).unwrap();
+        for step in 4..=6 {
+            m.scalar("loss/total", step, 0.5).unwrap();
+        }
+        m.flush().unwrap();
+        let jsonl = std::fs::read_to_string(&j).unwrap();
+        assert_eq!(jsonl.lines().count(), 6, "{jsonl}");
+        let steps: Vec<u64> = read_metrics(&j).unwrap().iter().map(|p| p.1).collect();
+        assert_eq!(steps, [1, 2, 3, 4, 5, 6]);
+        assert!(read_metrics(&j).unwrap()[3..].iter().all(|p| p.2 == 0.5));
+        let csv = std::fs::read_to_string(&c).unwrap();
+        assert_eq!(csv.lines().count(), 7, "{csv}");
     }
 
     #[cfg(feature = "tensorboard")]
@@ -153,7 +265,7 @@ mod tests {
             for i in 0..10 {
                 m.scalar("loss/total", i, 1.0 / (i + 1) as f64).unwrap();
             }
-            m.flush();
+            m.flush().unwrap();
         }
         let files: Vec<_> = std::fs::read_dir(&tb).unwrap().collect();
         assert_eq!(files.len(), 1);

@@ -16,7 +16,7 @@ use crate::rundir::{
 use crate::{Observer, derive_seed};
 use std::path::Path;
 use std::time::Instant;
-use tammi_model::{DeviceChoice, Evaluator, Model, UniformEvaluator};
+use tammi_model::{DeviceChoice, Model, load_evaluator};
 use tammi_selfplay::{RunSetup, open_tables};
 
 /// Limits of one `tammi train` call (the config's `[run]` limits also apply).
@@ -52,6 +52,8 @@ pub fn create_run(root: &Path, cfg: &RunConfig) -> Result<(), RunError> {
             root.display()
         )));
     }
+    run.check_free_for_new_run()?;
+    crate::evaluate::check_openings(cfg)?;
     std::fs::create_dir_all(root).map_err(io_err(root))?;
     write_json(
         &run.info(),
@@ -88,7 +90,8 @@ pub fn run_config(root: &Path) -> Result<RunConfig, RunError> {
     RunConfig::load(&run.config()).map_err(|e| RunError::Refused(e.0))
 }
 
-fn backend(cfg: &RunConfig) -> Result<DeviceChoice, RunError> {
+/// The run's backend (`[run] backend`).
+pub(crate) fn backend(cfg: &RunConfig) -> Result<DeviceChoice, RunError> {
     cfg.run
         .backend
         .parse()
@@ -109,8 +112,10 @@ pub fn train(
         )));
     }
     let cfg = run_config(root)?;
+    crate::evaluate::check_openings(&cfg)?;
     let _lock = run.lock_run()?;
     let mut state: RunState = read_json(&run.state())?;
+    crate::generate::verify_run_shards(&run, cfg.run.games_per_generation, &state)?;
     if state.ladder_seconds == 0.0 {
         // A state written before ladder time was kept apart: take it from the ladder log.
         state.ladder_seconds = crate::evaluate::read_ladder(&run.eval().join("ladder.jsonl"))?
@@ -165,16 +170,13 @@ pub fn train(
         match stage {
             Stage::Selfplay => {
                 observer.stage(generation, stage, cfg.run.games_per_generation, "games");
-                let evaluator: Box<dyn Evaluator> =
-                    if state.accepted == 0 && cfg.run.uniform_first_generation {
-                        Box::new(UniformEvaluator::new(variant))
-                    } else {
-                        Box::new(
-                            Model::load(&run.model(state.accepted), variant, backend)
-                                .map_err(|e| RunError::Failed(e.to_string()))?
-                                .evaluator(),
-                        )
-                    };
+                let first = state.accepted == 0 && cfg.run.uniform_first_generation;
+                let evaluator = load_evaluator(
+                    (!first).then(|| run.model(state.accepted)).as_deref(),
+                    variant,
+                    backend,
+                )
+                .map_err(|e| RunError::Failed(e.to_string()))?;
                 let dir = run.selfplay_gen(generation);
                 let s = play_generation(
                     &dir,
@@ -394,7 +396,7 @@ pub fn train(
         }
         state.seconds += started.elapsed().as_secs_f64();
         metrics.scalar("run/hours", generation, state.seconds / 3600.0)?;
-        metrics.flush();
+        metrics.flush()?;
         write_json(&run.state(), &state)?;
         if options.only.is_some() {
             return Ok(Stopped::StageDone);

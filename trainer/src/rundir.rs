@@ -258,6 +258,57 @@ impl RunDir {
         self.state().exists()
     }
 
+    /// Refuses a directory without `state.json` that holds anything but what
+    /// an interrupted [`crate::create_run`] leaves (`run.json`, `config.toml`,
+    /// `lock`, the initial model): games, checkpoints or foreign files there
+    /// belong to a run whose state was lost or to someone else, and a new run
+    /// on top would mix its files with them.
+    pub fn check_free_for_new_run(&self) -> Result<(), RunError> {
+        let entries = match std::fs::read_dir(&self.root) {
+            Ok(e) => e,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => {
+                return Err(RunError::Refused(format!(
+                    "{}: unreadable: {e}",
+                    self.root.display()
+                )));
+            }
+        };
+        let initial_model = gen_name(0);
+        for entry in entries {
+            let entry = entry.map_err(|e| {
+                RunError::Refused(format!("{}: unreadable: {e}", self.root.display()))
+            })?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let stray = match name.as_str() {
+                "run.json" | "config.toml" | "lock" => None,
+                "models" => std::fs::read_dir(entry.path())
+                    .map_err(|e| {
+                        RunError::Refused(format!("{}: unreadable: {e}", entry.path().display()))
+                    })?
+                    .filter_map(Result::ok)
+                    .map(|m| entry.path().join(m.file_name()))
+                    .find(|m| {
+                        let n = m.file_name().map(|n| n.to_string_lossy().into_owned());
+                        // `.gen-0000.tmp-…`: the initial model being written.
+                        n.as_deref() != Some(initial_model.as_str())
+                            && !n.is_some_and(|n| n.starts_with(&format!(".{initial_model}.tmp")))
+                    }),
+                _ => Some(entry.path()),
+            };
+            if let Some(path) = stray {
+                return Err(RunError::Refused(format!(
+                    "{} has no state.json but holds {}: it is not a run tammi can continue \
+                     (its state file is missing), and a new run there would mix its files \
+                     with these; move them away or choose another directory",
+                    self.root.display(),
+                    path.display()
+                )));
+            }
+        }
+        Ok(())
+    }
+
     /// Checks that this build can continue the run.
     pub fn check_compatible(&self) -> Result<RunInfo, RunError> {
         let info: RunInfo = read_json(&self.info())?;

@@ -1,8 +1,9 @@
-//! The learning-rate schedule: linear warm-up, then constant or a cosine
-//! decay to a floor.  A function of the global step only, so a resumed run
-//! continues on the same curve.
+//! The learning-rate schedule: linear warm-up, then constant, a cosine decay
+//! to a floor, or an inverse-square-root decay.  A function of the global
+//! step only (never of wall time), so a resumed run continues on the same
+//! curve and the same seed gives the same weights.
 
-use crate::config::TrainSection;
+use crate::config::{LrDecay, TrainSection};
 
 /// Learning rate at optimizer step `step` (0-based, counted over the whole run).
 pub fn learning_rate(cfg: &TrainSection, step: u64) -> f64 {
@@ -13,9 +14,16 @@ pub fn learning_rate(cfg: &TrainSection, step: u64) -> f64 {
     if cfg.decay_steps == 0 {
         return peak;
     }
-    let t = ((step - cfg.warmup_steps) as f64 / cfg.decay_steps as f64).min(1.0);
     let floor = peak * cfg.final_lr_fraction;
-    floor + (peak - floor) * 0.5 * (1.0 + (std::f64::consts::PI * t).cos())
+    let past = (step - cfg.warmup_steps) as f64;
+    let d = cfg.decay_steps as f64;
+    match cfg.decay {
+        LrDecay::Cosine => {
+            let t = (past / d).min(1.0);
+            floor + (peak - floor) * 0.5 * (1.0 + (std::f64::consts::PI * t).cos())
+        }
+        LrDecay::InverseSqrt => (peak * (d / (d + past)).sqrt()).max(floor),
+    }
 }
 
 #[cfg(test)]
@@ -42,5 +50,23 @@ mod tests {
             ..cfg
         };
         assert_eq!(learning_rate(&constant, 5000), 1e-3);
+    }
+
+    #[test]
+    fn inverse_sqrt_halves_after_three_time_constants_and_stops_at_the_floor() {
+        let cfg = TrainSection {
+            learning_rate: 2e-3,
+            warmup_steps: 100,
+            decay_steps: 1000,
+            decay: LrDecay::InverseSqrt,
+            final_lr_fraction: 0.1,
+            ..TrainSection::default()
+        };
+        assert!((learning_rate(&cfg, 100) - 2e-3).abs() < 1e-12);
+        assert!((learning_rate(&cfg, 3100) - 1e-3).abs() < 1e-12);
+        assert!(learning_rate(&cfg, 1100) < learning_rate(&cfg, 600));
+        // sqrt(1000 / 100000) = 0.1: the floor from there on.
+        assert!((learning_rate(&cfg, 100_100) - 2e-4).abs() < 1e-12);
+        assert!((learning_rate(&cfg, 10_000_000) - 2e-4).abs() < 1e-12);
     }
 }

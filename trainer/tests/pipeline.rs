@@ -37,6 +37,7 @@ fn mcts(model: &Path) -> PlayerSpec {
         movetime: None,
         egdb: None,
         batch: 1,
+        backend: Default::default(),
     }
 }
 
