@@ -65,23 +65,24 @@ fn a_full_scripted_game_ends_with_the_right_result_line() {
     }
 }
 
-#[test]
-fn an_illegal_line_is_one_error_line_and_exit_2() {
-    let out = Command::new(env!("CARGO_BIN_EXE_tammi"))
+/// `tammi play --line` against alpha-beta depth 2, fed `input` then EOF.
+fn play_lines(input: &[u8]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_tammi"))
         .args(["play", "--line", "--player", "alphabeta:depth=2"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .and_then(|mut c| {
-            c.stdin
-                .take()
-                .unwrap()
-                .write_all(b"11-16\n13-17\n")
-                .unwrap();
+            c.stdin.take().unwrap().write_all(input).unwrap();
             c.wait_with_output()
         })
-        .unwrap();
+        .unwrap()
+}
+
+#[test]
+fn an_illegal_line_is_one_error_line_and_exit_2() {
+    let out = play_lines(b"11-16\n13-17\n");
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8(out.stderr).unwrap();
     assert_eq!(err.lines().count(), 1, "{err}");
@@ -92,17 +93,7 @@ fn an_illegal_line_is_one_error_line_and_exit_2() {
 
 #[test]
 fn input_ending_mid_game_is_an_error_not_a_silent_stop() {
-    let out = Command::new(env!("CARGO_BIN_EXE_tammi"))
-        .args(["play", "--line", "--player", "alphabeta:depth=2"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .and_then(|mut c| {
-            c.stdin.take().unwrap().write_all(b"11-15\n").unwrap();
-            c.wait_with_output()
-        })
-        .unwrap();
+    let out = play_lines(b"11-15\n");
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8(out.stderr).unwrap();
     assert_eq!(err.lines().count(), 1, "{err}");

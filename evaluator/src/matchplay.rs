@@ -58,9 +58,11 @@ pub struct MatchProgress {
     pub wdl: Wdl,
 }
 
-/// The result of a match, from A's point of view.
-#[derive(Clone, Debug, serde::Serialize)]
-pub struct MatchResult {
+/// One line of a results file (`tammi match --results`, read by `tammi
+/// ratings`): a match's players, counts and statistics, from A's point of
+/// view, without its games.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct MatchSummary {
     pub a: String,
     pub b: String,
     pub variant: String,
@@ -75,46 +77,31 @@ pub struct MatchResult {
     /// Games ended by the ply cap instead of the rules.
     pub adjudicated: u32,
     pub sprt: Option<SprtDecision>,
+}
+
+/// The result of a match: its summary (reached through `Deref`, so
+/// `result.score` reads as it says) and every game.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct MatchResult {
+    #[serde(flatten)]
+    pub summary: MatchSummary,
     pub games: Vec<GameRecord>,
 }
 
-/// One line of a results file (`tammi match --results`, read by `tammi
-/// ratings`): a match's players, counts and statistics, without its games.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct MatchSummary {
-    pub a: String,
-    pub b: String,
-    pub variant: String,
-    pub wdl: Wdl,
-    pub pairs: PairCounts,
-    pub score: f64,
-    pub score_interval: (f64, f64),
-    pub elo: Option<f64>,
-    pub elo_interval: (Option<f64>, Option<f64>),
-    pub los: f64,
-    pub adjudicated: u32,
-    pub sprt: Option<SprtDecision>,
+impl std::ops::Deref for MatchResult {
+    type Target = MatchSummary;
+    fn deref(&self) -> &MatchSummary {
+        &self.summary
+    }
+}
+
+impl std::ops::DerefMut for MatchResult {
+    fn deref_mut(&mut self) -> &mut MatchSummary {
+        &mut self.summary
+    }
 }
 
 impl MatchResult {
-    /// The match without its games: what a results file holds.
-    pub fn summary(&self) -> MatchSummary {
-        MatchSummary {
-            a: self.a.clone(),
-            b: self.b.clone(),
-            variant: self.variant.clone(),
-            wdl: self.wdl,
-            pairs: self.pairs,
-            score: self.score,
-            score_interval: self.score_interval,
-            elo: self.elo,
-            elo_interval: self.elo_interval,
-            los: self.los,
-            adjudicated: self.adjudicated,
-            sprt: self.sprt,
-        }
-    }
-
     fn from_records(
         cfg: &MatchConfig,
         mut games: Vec<GameRecord>,
@@ -137,18 +124,20 @@ impl MatchResult {
         }
         let (elo, lo, hi) = pairs.elo();
         MatchResult {
-            a: cfg.a.to_string(),
-            b: cfg.b.to_string(),
-            variant: cfg.variant.to_string(),
-            wdl,
-            pairs,
-            score: wdl.score(),
-            score_interval: pairs.score_interval(),
-            elo,
-            elo_interval: (lo, hi),
-            los: wdl.los(),
-            adjudicated,
-            sprt,
+            summary: MatchSummary {
+                a: cfg.a.to_string(),
+                b: cfg.b.to_string(),
+                variant: cfg.variant.to_string(),
+                wdl,
+                pairs,
+                score: wdl.score(),
+                score_interval: pairs.score_interval(),
+                elo,
+                elo_interval: (lo, hi),
+                los: wdl.los(),
+                adjudicated,
+                sprt,
+            },
             games,
         }
     }

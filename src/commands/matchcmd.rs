@@ -148,7 +148,7 @@ pub fn run(args: &Args) -> CliResult {
         super::write_atomic(path, result.pdn().as_bytes())?;
     }
     if let Some(path) = &args.results {
-        let line = serde_json::to_string(&result.summary()).map_err(|e| CliError(e.to_string()))?;
+        let line = serde_json::to_string(&result.summary).map_err(|e| CliError(e.to_string()))?;
         let mut text = match std::fs::read_to_string(path) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
