@@ -871,12 +871,16 @@ pub(crate) mod tests {
             let dm = max_diff(&ml, &want);
             assert!(dm <= 1e-3, "{net:?}: moves left differs by {dm}");
         }
-        // Not trivially equal: the positions get different outputs.
+        // Not trivially equal: the positions get different outputs.  (The
+        // policy logits, not W/D/L: a fresh value head is nearly uniform, so
+        // its outputs may differ by less than any fixed tolerance.)
+        let first = &want_policy[..policy];
         assert!(
-            want_wdl
-                .chunks(3)
-                .any(|w| (w[0] - want_wdl[0]).abs() > 1e-4)
-                || batch == 1
+            want_policy
+                .chunks(policy)
+                .any(|p| max_diff(p, first) > 1e-3 * scale)
+                || batch == 1,
+            "{net:?}: every position gets the same policy"
         );
     }
 

@@ -9,7 +9,7 @@
 use crate::moves::{Move, MoveList};
 use crate::notation::{self, MoveTextError};
 use crate::position::Position;
-use crate::variant::{Color, Variant};
+use crate::variant::Color;
 use std::fmt;
 
 /// Why a game ended.
@@ -46,13 +46,6 @@ impl Outcome {
     /// `black`, `white` or `draw`.
     pub fn winner_name(&self) -> &'static str {
         self.winner.map_or("draw", Color::name)
-    }
-
-    /// PDN result string in `variant`: `1-0` when the side that moves first
-    /// wins (Black in English checkers, White in international), `0-1` when
-    /// the other side wins, `1/2-1/2` for a draw.  See [`crate::pdn::result_token`].
-    pub fn pdn(&self, variant: Variant) -> &'static str {
-        crate::pdn::result_token(variant, self.winner)
     }
 
     /// Score for a side: 1 win, 0.5 draw, 0 loss.

@@ -307,7 +307,10 @@ pub fn write_pdn(game: &Game, tags: &[(&str, &str)]) -> String {
     if *start != Position::start(variant) {
         out.push_str(&format!("[SetUp \"1\"]\n[FEN \"{}\"]\n", to_fen(start)));
     }
-    let result = given_result.unwrap_or_else(|| game.outcome().map_or("*", |o| o.pdn(variant)));
+    let result = given_result.unwrap_or_else(|| {
+        game.outcome()
+            .map_or("*", |o| result_token(variant, o.winner))
+    });
     out.push_str(&format!("[Result \"{result}\"]\n"));
     let mut text = String::new();
     let first_mover = variant.rules().first_to_move;

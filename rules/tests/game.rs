@@ -6,7 +6,7 @@ use proptest::test_runner::Config;
 use std::collections::HashSet;
 use tammi_rules::{
     Color, DrawRules, EndReason, Game, GameError, Move, MoveTextError, Outcome, Position, Variant,
-    move_numbers, move_text, parse_fen, sorted_texts, to_fen,
+    move_numbers, move_text, parse_fen, result_token, sorted_texts, to_fen,
 };
 
 fn pos(v: Variant, fen: &str) -> Position {
@@ -81,7 +81,10 @@ fn side_without_pieces_loses() {
     assert_eq!(g.outcome(), None);
     g.play_text("10x17").unwrap();
     assert_eq!(g.outcome(), win(Color::Black));
-    assert_eq!(g.outcome().unwrap().pdn(Variant::English), "1-0");
+    assert_eq!(
+        result_token(Variant::English, g.outcome().unwrap().winner),
+        "1-0"
+    );
     assert_eq!(g.outcome().unwrap().score_for(Color::Black), 1.0);
     assert_eq!(g.outcome().unwrap().score_for(Color::White), 0.0);
     assert!(matches!(
@@ -129,7 +132,10 @@ fn threefold_repetition_draws_on_the_third_occurrence() {
     assert_eq!(*g.position(), start);
     assert_eq!(g.repetition_count(), 2);
     assert_eq!(g.outcome(), draw(EndReason::Repetition));
-    assert_eq!(g.outcome().unwrap().pdn(Variant::English), "1/2-1/2");
+    assert_eq!(
+        result_token(Variant::English, g.outcome().unwrap().winner),
+        "1/2-1/2"
+    );
     assert!(matches!(g.play_text("1-6"), Err(GameError::Finished(_))));
 
     // With the rule off the game goes on.

@@ -54,9 +54,9 @@ fn round_trip(g: &Game, default: Variant) -> Result<(), TestCaseError> {
     prop_assert_eq!(games.len(), 1, "{}", text);
     let r = &games[0];
     assert_same_game(&r.game, g);
-    let result = g
-        .outcome()
-        .map_or("*", |o| o.pdn(g.start_position().variant()));
+    let result = g.outcome().map_or("*", |o| {
+        result_token(g.start_position().variant(), o.winner)
+    });
     prop_assert_eq!(r.tag("Result"), Some(result));
     prop_assert_eq!(r.result.as_deref(), Some(result));
     prop_assert_eq!(r.stated_winner(), g.outcome().map(|o| o.winner));

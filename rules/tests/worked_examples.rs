@@ -5,7 +5,7 @@
 
 use tammi_rules::{
     Color, EndReason, Game, GameError, MoveTextError, Outcome, Position, Variant, parse_fen,
-    parse_move, sorted_texts, to_fen,
+    parse_move, result_token, sorted_texts, to_fen,
 };
 
 fn pos(v: Variant, fen: &str) -> Position {
@@ -125,7 +125,10 @@ fn e7_blocked_side_loses() {
             reason: EndReason::NoMoves
         })
     );
-    assert_eq!(g.outcome().unwrap().pdn(Variant::English), "0-1");
+    assert_eq!(
+        result_token(Variant::English, g.outcome().unwrap().winner),
+        "0-1"
+    );
 }
 
 #[test]

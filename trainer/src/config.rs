@@ -383,6 +383,14 @@ impl RunConfig {
         toml::to_string(self).expect("a config always serialises")
     }
 
+    /// The backend of `run.backend`.
+    pub fn backend(&self) -> Result<tammi_model::DeviceChoice, ConfigError> {
+        self.run
+            .backend
+            .parse()
+            .map_err(|e: tammi_model::ModelError| ConfigError(format!("run.backend: {e}")))
+    }
+
     /// The variant of `[run]`.
     pub fn variant(&self) -> Result<tammi_rules::Variant, ConfigError> {
         self.run.variant.parse().map_err(|_| {
@@ -447,9 +455,7 @@ impl RunConfig {
         if !(1..=256).contains(&r.match_threads) {
             return bad("run.match_threads", "must be between 1 and 256");
         }
-        r.backend
-            .parse::<tammi_model::DeviceChoice>()
-            .map_err(|e| ConfigError(format!("run.backend: {e}")))?;
+        self.backend()?;
         Ok(())
     }
 }

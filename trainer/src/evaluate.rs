@@ -142,7 +142,7 @@ pub fn gate_generation(
     deck.rotate_left(shift);
     // One leaf at a time: gates search few simulations, where virtual loss
     // would change the search most.
-    let backend = crate::run::backend(cfg)?;
+    let backend = cfg.backend().map_err(|e| RunError::Failed(e.0))?;
     let candidate = mcts(
         &run.candidate(generation),
         Some(g.simulations),
@@ -194,7 +194,7 @@ pub fn play_ladder(
     let l = &cfg.ladder;
     let seed = derive_seed(&[cfg.run.seed, 0x1ADD]);
     let deck = openings(variant, &l.openings, l.pairs, seed)?;
-    let backend = crate::run::backend(cfg)?;
+    let backend = cfg.backend().map_err(|e| RunError::Failed(e.0))?;
     let model = if l.simulations > 0 {
         mcts(
             &run.model(accepted),

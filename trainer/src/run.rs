@@ -91,11 +91,8 @@ pub fn run_config(root: &Path) -> Result<RunConfig, RunError> {
 }
 
 /// The run's backend (`[run] backend`).
-pub(crate) fn backend(cfg: &RunConfig) -> Result<DeviceChoice, RunError> {
-    cfg.run
-        .backend
-        .parse()
-        .map_err(|e: tammi_model::ModelError| RunError::Failed(e.to_string()))
+fn backend(cfg: &RunConfig) -> Result<DeviceChoice, RunError> {
+    cfg.backend().map_err(|e| RunError::Failed(e.0))
 }
 
 /// Runs generations until a limit; resumes wherever the directory stopped.
