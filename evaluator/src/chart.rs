@@ -43,16 +43,9 @@ fn font_available() -> bool {
 }
 
 /// Why a chart could not be written.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
 pub struct ChartError(pub String);
-
-impl std::fmt::Display for ChartError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for ChartError {}
 
 fn err<E: std::fmt::Display>(e: E) -> ChartError {
     ChartError(e.to_string())

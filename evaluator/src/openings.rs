@@ -81,16 +81,9 @@ impl std::str::FromStr for OpeningSource {
 }
 
 /// A bad opening source or opening.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
 pub struct OpeningError(pub String);
-
-impl fmt::Display for OpeningError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for OpeningError {}
 
 /// Parses opening lines, checking every move.
 pub fn parse_openings(

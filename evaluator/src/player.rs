@@ -25,16 +25,9 @@ pub struct MoveInfo {
 }
 
 /// A player could not choose a move (its network failed).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
 pub struct PlayerError(pub String);
-
-impl std::fmt::Display for PlayerError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for PlayerError {}
 
 /// Anything that picks moves in a game.
 pub trait Player: Send {

@@ -45,16 +45,9 @@ pub struct RatingList {
 }
 
 /// Why ratings could not be computed.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
 pub struct RatingError(pub String);
-
-impl std::fmt::Display for RatingError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for RatingError {}
 
 const K: f64 = std::f64::consts::LN_10 / 400.0;
 const PRIOR_DRAWS: f64 = 1.0;

@@ -47,16 +47,9 @@ pub const MAX_HASH_MB: u32 = 4096;
 pub const DEFAULT_MCTS_BATCH: u32 = 8;
 
 /// Why a spec string was refused.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
 pub struct SpecError(pub String);
-
-impl fmt::Display for SpecError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for SpecError {}
 
 /// Parses `100ms`, `2s`, `1.5s`.
 pub fn parse_duration(s: &str) -> Result<Duration, SpecError> {
@@ -168,28 +161,24 @@ impl FromStr for PlayerSpec {
 }
 
 impl fmt::Display for PlayerSpec {
+    /// The spec as it parses back: `kind:key=value,...`, keys at their
+    /// defaults left out.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let ms = |d: &Duration| format!("{}ms", d.as_millis());
-        match self {
-            PlayerSpec::Random => write!(f, "random"),
+        let (kind, parts): (&str, Vec<Option<String>>) = match self {
+            PlayerSpec::Random => return write!(f, "random"),
             PlayerSpec::AlphaBeta {
                 depth,
                 movetime,
                 egdb,
                 ..
-            } => {
-                let mut parts = Vec::new();
-                if let Some(d) = depth {
-                    parts.push(format!("depth={d}"));
-                }
-                if let Some(t) = movetime {
-                    parts.push(format!("movetime={}", ms(t)));
-                }
-                if let Some(dir) = egdb {
-                    parts.push(format!("egdb={}", dir.display()));
-                }
-                write!(f, "alphabeta:{}", parts.join(","))
-            }
+            } => (
+                "alphabeta",
+                vec![
+                    depth.map(|d| format!("depth={d}")),
+                    movetime_part(movetime),
+                    egdb_part(egdb),
+                ],
+            ),
             PlayerSpec::Mcts {
                 model,
                 sims,
@@ -197,30 +186,29 @@ impl fmt::Display for PlayerSpec {
                 egdb,
                 batch,
                 backend,
-            } => {
-                let mut parts = Vec::new();
-                if let Some(m) = model {
-                    parts.push(format!("model={}", m.display()));
-                }
-                if let Some(s) = sims {
-                    parts.push(format!("sims={s}"));
-                }
-                if let Some(t) = movetime {
-                    parts.push(format!("movetime={}", ms(t)));
-                }
-                if let Some(dir) = egdb {
-                    parts.push(format!("egdb={}", dir.display()));
-                }
-                if *batch != DEFAULT_MCTS_BATCH {
-                    parts.push(format!("batch={batch}"));
-                }
-                if *backend != DeviceChoice::default() {
-                    parts.push(format!("backend={backend}"));
-                }
-                write!(f, "mcts:{}", parts.join(","))
-            }
-        }
+            } => (
+                "mcts",
+                vec![
+                    model.as_ref().map(|m| format!("model={}", m.display())),
+                    sims.map(|s| format!("sims={s}")),
+                    movetime_part(movetime),
+                    egdb_part(egdb),
+                    (*batch != DEFAULT_MCTS_BATCH).then(|| format!("batch={batch}")),
+                    (*backend != DeviceChoice::default()).then(|| format!("backend={backend}")),
+                ],
+            ),
+        };
+        let parts: Vec<String> = parts.into_iter().flatten().collect();
+        write!(f, "{kind}:{}", parts.join(","))
     }
+}
+
+fn movetime_part(movetime: &Option<Duration>) -> Option<String> {
+    movetime.map(|t| format!("movetime={}ms", t.as_millis()))
+}
+
+fn egdb_part(egdb: &Option<PathBuf>) -> Option<String> {
+    egdb.as_ref().map(|dir| format!("egdb={}", dir.display()))
 }
 
 #[cfg(test)]

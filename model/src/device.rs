@@ -65,6 +65,20 @@ impl fmt::Display for DeviceChoice {
     }
 }
 
+/// A backend reads and writes as its name (`"flex"`), as in specs and configs.
+impl serde::Serialize for DeviceChoice {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for DeviceChoice {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<DeviceChoice, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        name.parse().map_err(serde::de::Error::custom)
+    }
+}
+
 impl FromStr for DeviceChoice {
     type Err = ModelError;
     fn from_str(s: &str) -> Result<DeviceChoice, ModelError> {

@@ -15,6 +15,9 @@ pub enum ModelError {
     BadConfig(String),
     /// The requested backend is not compiled in or not available.
     Backend(String),
+    /// tammi's CPU kernels cannot run this net: a layer option they do not
+    /// implement, or parameters their plan does not cover (see `kernels::plan`).
+    UnsupportedNet(String),
     /// A file could not be read or written.
     Io {
         path: PathBuf,
@@ -33,6 +36,7 @@ impl fmt::Display for ModelError {
             ModelError::BadInput(s) => write!(f, "bad input: {s}"),
             ModelError::BadConfig(s) => write!(f, "bad model config: {s}"),
             ModelError::Backend(s) => write!(f, "backend: {s}"),
+            ModelError::UnsupportedNet(s) => write!(f, "the CPU kernels cannot run this net: {s}"),
             ModelError::Io { path, source } => write!(f, "{}: {source}", path.display()),
             ModelError::Checkpoint { path, reason } => {
                 write!(f, "checkpoint {}: {reason}", path.display())

@@ -4,8 +4,8 @@
 //! `[win, draw, loss]` for the *side to move* of the evaluated position, and
 //! [`EvalResult::value`] is `win - loss` in `[-1, 1]`, also for the side to move.
 
-use crate::cpu::CpuNet;
 use crate::encoding::{Encoding, policy_indices};
+use crate::kernels::{CpuNet, NetPlan};
 use crate::net::{MOVES_LEFT_SCALE, PolicyValueNet};
 use crate::{ModelError, NetConfig};
 use burn::prelude::*;
@@ -190,12 +190,13 @@ impl NetEvaluator {
             InferenceEngine::Burn => None,
             InferenceEngine::Kernels => {
                 let e = &self.encoding;
+                let plan = NetPlan::read(&self.net, e.rows())?;
                 Some(Arc::new(CpuNet::new(
-                    &self.net,
+                    &plan,
                     e.planes(),
                     e.rows(),
                     e.policy_size(),
-                )?))
+                )))
             }
         };
         Ok(self)

@@ -22,13 +22,13 @@
 //! ```
 
 mod config;
-mod cpu;
-mod cpu_train;
 mod device;
 pub mod encoding;
 mod error;
 mod eval;
 pub mod export;
+mod kernels;
+mod loss;
 mod model;
 mod net;
 mod train;
@@ -40,9 +40,10 @@ pub use error::ModelError;
 pub use eval::{
     EvalRequest, EvalResult, Evaluator, InferenceEngine, NetEvaluator, RawOutput, UniformEvaluator,
 };
+pub use loss::{Losses, TrainConfig};
 pub use model::{
     CARD_FILE, FORMAT_VERSION, Model, ModelCard, WEIGHTS_FILE, WeightsInfo, fnv1a64,
     load_evaluator, utc_now_rfc3339,
 };
 pub use net::MOVES_LEFT_SCALE;
-pub use train::{Losses, TrainBatch, TrainConfig, Trainer, TrainerState, TrainingEngine};
+pub use train::{TrainBatch, Trainer, TrainerState, TrainingEngine};

@@ -187,8 +187,9 @@ impl Model {
             self.net_config.clone(),
         );
         match self.backend {
-            // Copying the weights cannot fail for the nets tammi builds; if it
-            // ever did, burn's forward pass computes the same function.
+            // The kernels run every net tammi builds; a net they cannot run
+            // (`ModelError::UnsupportedNet`) gets burn's forward pass, which
+            // computes the same function, only slower.
             DeviceChoice::Flex => burn
                 .clone()
                 .with_engine(InferenceEngine::Kernels)

@@ -11,8 +11,9 @@
 //! backend, from tammi's own training kernels ([`TrainingEngine`]); burn's
 //! AdamW applies them either way.
 
-use crate::cpu_train::KernelTrainer;
 use crate::encoding::{Encoding, policy_index};
+use crate::kernels::KernelTrainer;
+use crate::loss::{Losses, TrainConfig};
 use crate::model::Model;
 use crate::net::{MOVES_LEFT_SCALE, PolicyValueNet};
 use crate::{DeviceChoice, ModelError, NetConfig};
@@ -21,30 +22,7 @@ use burn::prelude::*;
 use burn::store::{BurnpackStore, ModuleSnapshot};
 use burn::tensor::Bytes;
 use burn::tensor::activation::log_softmax;
-use serde::{Deserialize, Serialize};
 use tammi_rules::{Move, Position, Variant};
-
-/// Optimizer and loss settings.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct TrainConfig {
-    /// AdamW decoupled weight decay.
-    pub weight_decay: f32,
-    /// Weight of the W/D/L loss relative to the policy loss.
-    pub value_weight: f32,
-    /// Weight of the moves-left loss (ignored without the head).
-    pub moves_left_weight: f32,
-}
-
-impl Default for TrainConfig {
-    fn default() -> TrainConfig {
-        TrainConfig {
-            weight_decay: 1e-4,
-            value_weight: 1.0,
-            moves_left_weight: 0.1,
-        }
-    }
-}
 
 /// A batch of training samples, encoded: inputs, dense policy targets, W/D/L
 /// targets and (optionally) plies left.
@@ -143,20 +121,6 @@ impl TrainBatch {
     }
 }
 
-/// Losses of one step (means over the batch).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Losses {
-    pub total: f32,
-    pub policy: f32,
-    pub value: f32,
-    pub moves_left: f32,
-    /// Mean entropy (nats) of the net's policy over the policy index space:
-    /// falls as the policy sharpens.
-    pub policy_entropy: f32,
-    /// Share of samples whose most likely W/D/L class is the target's.
-    pub value_accuracy: f32,
-}
-
 /// What a training checkpoint holds beyond the model itself: the weights
 /// with their parameter identities and the optimizer's moments (AdamW's
 /// running averages are keyed by parameter identity, which safetensors files
@@ -197,11 +161,13 @@ pub struct Trainer {
 
 impl Trainer {
     /// Starts training from a model's weights (its step count carries on),
-    /// with the CPU kernels where they apply and burn's autodiff elsewhere.
-    pub fn new(model: &Model, config: TrainConfig) -> Trainer {
-        let engine = Trainer::default_engine(model);
-        let trainer = Trainer::with_engine(model, config.clone(), engine);
-        trainer.unwrap_or_else(|_| Trainer::burn(model, config))
+    /// with the CPU kernels for a ResNet on the `flex` backend and burn's
+    /// autodiff elsewhere.  A ResNet the kernels cannot train in full is an
+    /// error ([`ModelError::UnsupportedNet`]), not a quiet switch of engine:
+    /// ask for [`TrainingEngine::Burn`] with [`Trainer::with_engine`] to
+    /// train it with autodiff.
+    pub fn new(model: &Model, config: TrainConfig) -> Result<Trainer, ModelError> {
+        Trainer::with_engine(model, config, Trainer::default_engine(model))
     }
 
     /// The kernels for a ResNet on the `flex` backend, burn's autodiff otherwise.
@@ -380,7 +346,7 @@ impl Trainer {
             config,
         )?;
         check_finite(&losses)?;
-        let grads = kernels.gradients(net, device)?;
+        let grads = kernels.gradients(device);
         kernels.update_running_stats(net)?;
         *net = optim.step(lr, net.clone(), grads);
         Ok(losses)

@@ -336,7 +336,7 @@ fn overfit(
     best: &[(usize, usize)],
 ) {
     let model = Model::new(v, cfg, 42, FLEX).unwrap();
-    let mut trainer = Trainer::new(&model, TrainConfig::default());
+    let mut trainer = Trainer::new(&model, TrainConfig::default()).unwrap();
     let t = Instant::now();
     let first = trainer.step(batch, 3e-3).unwrap();
     let mut last = first;
@@ -438,7 +438,7 @@ fn bad_training_input_is_an_error() {
     );
     assert_eq!(batch.len(), 1);
     let model = Model::new(v, &NetConfig::mlp(1, 8), 0, FLEX).unwrap();
-    let mut trainer = Trainer::new(&model, TrainConfig::default());
+    let mut trainer = Trainer::new(&model, TrainConfig::default()).unwrap();
     assert!(trainer.step(&TrainBatch::new(v), 1e-3).is_err());
     assert!(trainer.step(&batch, -1.0).is_err());
     assert!(trainer.step(&batch, 1e-3).is_ok());
@@ -465,7 +465,7 @@ fn a_resumed_trainer_takes_the_same_next_step() {
     let v = Variant::English;
     let batch = target_batch(v, 32);
     let model = Model::new(v, &small_resnet(), 3, FLEX).unwrap();
-    let mut original = Trainer::new(&model, TrainConfig::default());
+    let mut original = Trainer::new(&model, TrainConfig::default()).unwrap();
     for _ in 0..5 {
         original.step(&batch, 2e-3).unwrap();
     }
@@ -474,7 +474,7 @@ fn a_resumed_trainer_takes_the_same_next_step() {
     let mut resumed = Trainer::resume(&saved, &state, TrainConfig::default()).unwrap();
     assert_eq!(resumed.steps(), 5);
     // Without the optimizer's moments the next step differs: the test can fail.
-    let mut restarted = Trainer::new(&saved, TrainConfig::default());
+    let mut restarted = Trainer::new(&saved, TrainConfig::default()).unwrap();
     let a = original.step(&batch, 2e-3).unwrap();
     let b = resumed.step(&batch, 2e-3).unwrap();
     let c = restarted.step(&batch, 2e-3).unwrap();
@@ -509,7 +509,7 @@ fn kernel_and_burn_trainers_take_the_same_steps_and_share_checkpoints() {
         Trainer::with_engine(&model, config.clone(), TrainingEngine::Kernels).unwrap();
     let mut burn = Trainer::with_engine(&model, config.clone(), TrainingEngine::Burn).unwrap();
     assert_eq!(
-        Trainer::new(&model, config.clone()).engine(),
+        Trainer::new(&model, config.clone()).unwrap().engine(),
         TrainingEngine::Kernels
     );
     let mut first = None;
@@ -580,7 +580,7 @@ fn training_engine_follows_the_net() {
     let v = Variant::English;
     let mlp = Model::new(v, &NetConfig::mlp(1, 16), 1, FLEX).unwrap();
     assert_eq!(
-        Trainer::new(&mlp, TrainConfig::default()).engine(),
+        Trainer::new(&mlp, TrainConfig::default()).unwrap().engine(),
         TrainingEngine::Burn
     );
     assert!(Trainer::with_engine(&mlp, TrainConfig::default(), TrainingEngine::Kernels).is_err());

@@ -52,6 +52,13 @@ impl fmt::Display for FenError {
 
 impl std::error::Error for FenError {}
 
+impl fmt::Debug for Position {
+    /// `Position(<variant> <FEN>)`: short, exact, and pasteable into `tammi`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Position({} {})", self.variant(), to_fen(self))
+    }
+}
+
 impl From<PositionError> for FenError {
     fn from(e: PositionError) -> Self {
         FenError::Position(e)

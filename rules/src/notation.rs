@@ -4,7 +4,7 @@
 //! landing squares in between) is accepted when exactly one legal move matches.
 
 use crate::moves::Move;
-use crate::position::Position;
+use crate::position::{IllegalMove, Position};
 use crate::variant::Variant;
 use std::fmt;
 
@@ -64,6 +64,16 @@ impl fmt::Display for MoveTextError {
 }
 
 impl std::error::Error for MoveTextError {}
+
+impl fmt::Display for IllegalMove {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "illegal move {}",
+            move_text(self.position.variant(), &self.mv)
+        )
+    }
+}
 
 /// Square numbers of move text and whether it is written as a capture
 /// (`x`) or a simple move (`-`), without looking at a position.

@@ -111,22 +111,13 @@ pub struct Position {
 }
 
 /// The error of a checked [`Position::play`]: the move is not legal here.
+/// (Printed in the variant's notation: its `Display` lives in `notation`.)
 #[derive(Clone, Debug)]
 pub struct IllegalMove {
     /// The move that was refused.
     pub mv: Move,
     /// The position, unchanged.
     pub position: Position,
-}
-
-impl fmt::Display for IllegalMove {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "illegal move {}",
-            crate::notation::move_text(self.position.variant, &self.mv)
-        )
-    }
 }
 
 impl std::error::Error for IllegalMove {}
@@ -472,12 +463,6 @@ impl Position {
             [flip(self.pieces[1]), flip(self.pieces[0])],
             flip(self.kings),
         )
-    }
-}
-
-impl fmt::Debug for Position {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Position({} {})", self.variant, crate::fen::to_fen(self))
     }
 }
 

@@ -253,6 +253,22 @@ impl FromStr for Variant {
     }
 }
 
+/// A variant reads and writes as its name (`"english"`), as on the command line.
+#[cfg(feature = "serde")]
+impl serde::Serialize for Variant {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for Variant {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Variant, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        name.parse().map_err(serde::de::Error::custom)
+    }
+}
+
 /// WCDF English checkers (RULES.md §2).
 pub const ENGLISH: RuleSet = RuleSet {
     geometry: Geometry::EIGHT,

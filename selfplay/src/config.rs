@@ -1,7 +1,6 @@
 //! The `[selfplay]` section of the TOML configs: search, game and worker settings.
 
 use serde::{Deserialize, Serialize};
-use std::fmt;
 
 /// How the root move is chosen and what the policy target is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -119,16 +118,9 @@ impl Default for SelfPlayConfig {
 }
 
 /// A config value out of range.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
 pub struct ConfigError(pub String);
-
-impl fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for ConfigError {}
 
 impl SelfPlayConfig {
     /// Checks every value's range, naming the first bad key.

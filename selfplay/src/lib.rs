@@ -49,7 +49,7 @@ pub use mcts::{Decision, MoveBudget, Search, Step, flip_wdl};
 pub use record::{GameEnd, GameRecord, Sample};
 pub use shard::{
     SHARD_MAGIC, SHARD_VERSION, Shard, ShardError, decode_shard, encode_shard, read_shard,
-    write_atomic, write_shard,
+    write_atomic, write_games, write_shard,
 };
 pub use tables::{EGDB_AUTO, OpenedTables, TablesSetting, open_tables};
 pub use targets::{ValueTargets, short_term_values};

@@ -210,6 +210,21 @@ pub fn write_shard(path: &Path, variant: Variant, games: &[GameRecord]) -> Resul
     write_atomic(path, &bytes)
 }
 
+/// Writes a batch of games as the shard `dir/<name>.bin` with the games'
+/// PDN beside it (`dir/<name>.pdn`), both atomically.  The PDN goes first:
+/// a shard that exists always has its PDN, and its presence marks the batch
+/// as done (what a resumed run counts).
+pub fn write_games(
+    dir: &Path,
+    name: &str,
+    variant: Variant,
+    games: &[GameRecord],
+) -> Result<(), ShardError> {
+    let pdn: String = games.iter().map(|g| g.pdn.clone() + "\n").collect();
+    write_atomic(&dir.join(format!("{name}.pdn")), pdn.as_bytes())?;
+    write_shard(&dir.join(format!("{name}.bin")), variant, games)
+}
+
 /// Writes bytes atomically (temporary file + fsync + rename).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ShardError> {
     let io = |error| ShardError::Io {

@@ -142,6 +142,18 @@ struct Counters {
     stop: AtomicBool,
 }
 
+impl Counters {
+    /// Copies the shared counters and the time since `start` into `stats`.
+    fn read_into(&self, stats: &mut RunStats, start: Instant) {
+        stats.simulations = self.simulations.load(Ordering::Relaxed);
+        stats.evaluations = self.evaluations.load(Ordering::Relaxed);
+        stats.batches = self.batches.load(Ordering::Relaxed);
+        stats.positions = self.positions.load(Ordering::Relaxed);
+        stats.table_leaves = self.table_leaves.load(Ordering::Relaxed);
+        stats.elapsed = start.elapsed();
+    }
+}
+
 /// What a run plays with besides its evaluator and settings.
 ///
 /// `RunSetup::default()` is the plain run: no endgame tables, games from the
@@ -255,14 +267,7 @@ pub fn run_selfplay(
                 }
             });
         });
-        let refresh = |stats: &mut RunStats| {
-            stats.simulations = counters.simulations.load(Ordering::Relaxed);
-            stats.evaluations = counters.evaluations.load(Ordering::Relaxed);
-            stats.batches = counters.batches.load(Ordering::Relaxed);
-            stats.positions = counters.positions.load(Ordering::Relaxed);
-            stats.table_leaves = counters.table_leaves.load(Ordering::Relaxed);
-            stats.elapsed = start.elapsed();
-        };
+        let refresh = |stats: &mut RunStats| counters.read_into(stats, start);
         let mut handle = |event: Event, stats: &RunStats, failure: &mut Option<SelfPlayError>| {
             if failure.is_some() {
                 return;
@@ -310,12 +315,7 @@ pub fn run_selfplay(
             }
         }
     });
-    stats.simulations = counters.simulations.load(Ordering::Relaxed);
-    stats.evaluations = counters.evaluations.load(Ordering::Relaxed);
-    stats.batches = counters.batches.load(Ordering::Relaxed);
-    stats.positions = counters.positions.load(Ordering::Relaxed);
-    stats.table_leaves = counters.table_leaves.load(Ordering::Relaxed);
-    stats.elapsed = start.elapsed();
+    counters.read_into(&mut stats, start);
     match failure {
         Some(e) => Err(e),
         None => Ok(stats),

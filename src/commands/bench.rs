@@ -312,7 +312,7 @@ fn run_nn(a: &NnArgs) -> CliResult {
     let mut trainer = match a.engine.as_deref() {
         Some("burn") => Trainer::with_engine(&model, TrainConfig::default(), TrainingEngine::Burn)?,
         Some(_) => Trainer::with_engine(&model, TrainConfig::default(), TrainingEngine::Kernels)?,
-        None => Trainer::new(&model, TrainConfig::default()),
+        None => Trainer::new(&model, TrainConfig::default())?,
     };
     if !a.json {
         outln!(

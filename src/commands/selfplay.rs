@@ -12,8 +12,7 @@ use std::time::Duration;
 use tammi_model::{Evaluator, load_evaluator};
 use tammi_rules::Variant;
 use tammi_selfplay::{
-    Event, GameRecord, RunSetup, RunStats, SelfPlayConfig, open_tables, run_selfplay, write_atomic,
-    write_shard,
+    Event, GameRecord, RunSetup, RunStats, SelfPlayConfig, open_tables, run_selfplay, write_games,
 };
 
 #[derive(clap::Args, Debug)]
@@ -108,7 +107,8 @@ pub fn run(args: &Args) -> CliResult {
     let setup = run_setup(&cfg, ev.variant())?;
     std::fs::create_dir_all(&args.out)
         .map_err(|e| CliError(format!("{}: {e}", args.out.display())))?;
-    let name = |k: usize, ext: &str| args.out.join(format!("shard-s{}-{k:05}.{ext}", args.seed));
+    let stem = |k: usize| format!("shard-s{}-{k:05}", args.seed);
+    let name = |k: usize, ext: &str| args.out.join(format!("{}.{ext}", stem(k)));
     let shards = (args.games as usize).div_ceil(cfg.games_per_shard);
     for k in 0..shards {
         if name(k, "bin").exists() {
@@ -123,9 +123,7 @@ pub fn run(args: &Args) -> CliResult {
     let mut written = 0usize;
     let variant = ev.variant();
     let flush = |games: &mut Vec<GameRecord>, k: usize| -> Result<(), CliError> {
-        write_shard(&name(k, "bin"), variant, games)?;
-        let pdn: String = games.iter().map(|g| g.pdn.clone() + "\n").collect();
-        write_atomic(&name(k, "pdn"), pdn.as_bytes())?;
+        write_games(&args.out, &stem(k), variant, games)?;
         games.clear();
         Ok(())
     };

@@ -3,7 +3,6 @@
 //! any section is an error whichever command meets it first.
 
 use serde::{Deserialize, Serialize};
-use std::fmt;
 use std::path::Path;
 use tammi_model::{NetConfig, TrainConfig};
 use tammi_selfplay::{SelfPlayConfig, ValueTargets};
@@ -14,16 +13,9 @@ use crate::replay::WindowConfig;
 pub const SECTIONS: &[&str] = &["model", "selfplay", "train", "gating", "ladder", "run"];
 
 /// A config file that does not read or holds a bad value.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
 pub struct ConfigError(pub String);
-
-impl fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for ConfigError {}
 
 /// How the learning rate falls after the warm-up.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -284,7 +276,7 @@ impl Default for LadderSection {
 #[serde(deny_unknown_fields, default)]
 pub struct RunSection {
     /// Variant to train.
-    pub variant: String,
+    pub variant: tammi_rules::Variant,
     /// Seed of every random choice of the run.
     pub seed: u64,
     /// Self-play games per generation.
@@ -299,20 +291,20 @@ pub struct RunSection {
     /// Worker threads for gating and ladder games.
     pub match_threads: usize,
     /// Backend: "flex" (CPU), or "wgpu"/"cuda" when compiled in.
-    pub backend: String,
+    pub backend: tammi_model::DeviceChoice,
 }
 
 impl Default for RunSection {
     fn default() -> RunSection {
         RunSection {
-            variant: "english".into(),
+            variant: tammi_rules::Variant::English,
             seed: 1,
             games_per_generation: 256,
             generations: 0,
             max_hours: 0.0,
             uniform_first_generation: true,
             match_threads: 2,
-            backend: "flex".into(),
+            backend: tammi_model::DeviceChoice::Flex,
         }
     }
 }
@@ -383,22 +375,14 @@ impl RunConfig {
         toml::to_string(self).expect("a config always serialises")
     }
 
-    /// The backend of `run.backend`.
-    pub fn backend(&self) -> Result<tammi_model::DeviceChoice, ConfigError> {
-        self.run
-            .backend
-            .parse()
-            .map_err(|e: tammi_model::ModelError| ConfigError(format!("run.backend: {e}")))
+    /// The backend of `[run]`.
+    pub fn backend(&self) -> tammi_model::DeviceChoice {
+        self.run.backend
     }
 
     /// The variant of `[run]`.
-    pub fn variant(&self) -> Result<tammi_rules::Variant, ConfigError> {
-        self.run.variant.parse().map_err(|_| {
-            ConfigError(format!(
-                "run.variant: unknown variant {:?}",
-                self.run.variant
-            ))
-        })
+    pub fn variant(&self) -> tammi_rules::Variant {
+        self.run.variant
     }
 
     /// Checks every section's ranges, naming the first bad key.
@@ -410,7 +394,6 @@ impl RunConfig {
             .validate()
             .map_err(|e| ConfigError(e.to_string()))?;
         self.train.validate()?;
-        self.variant()?;
         let bad = |key: &str, why: &str| Err(ConfigError(format!("{key} {why}")));
         let g = &self.gating;
         if g.enabled {
@@ -455,7 +438,6 @@ impl RunConfig {
         if !(1..=256).contains(&r.match_threads) {
             return bad("run.match_threads", "must be between 1 and 256");
         }
-        self.backend()?;
         Ok(())
     }
 }
@@ -496,10 +478,18 @@ mod tests {
         assert!(err("[trian]\n").contains("unknown section or key 'trian'"));
         assert!(err("[train]\nbach_size = 3\n").contains("bach_size"));
         assert!(err("[train]\nbatch_size = 0\n").contains("train.batch_size"));
-        assert!(err("[run]\nvariant = \"chess\"\n").contains("run.variant"));
+        let e = err("[run]\nvariant = \"chess\"\n");
+        assert!(
+            e.contains("[run]") && e.contains("unknown variant 'chess'"),
+            "{e}"
+        );
         assert!(err("[ladder]\ndepths = []\n").contains("ladder.depths"));
         assert!(err("[gating]\nelo1 = -5.0\n").contains("gating.elo1"));
-        assert!(err("[run]\nbackend = \"tpu\"\n").contains("run.backend"));
+        let e = err("[run]\nbackend = \"tpu\"\n");
+        assert!(
+            e.contains("[run]") && e.contains("unknown backend \"tpu\""),
+            "{e}"
+        );
         assert!(err("[run\n").starts_with("c.toml:"));
     }
 }

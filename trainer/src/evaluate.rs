@@ -65,17 +65,15 @@ fn openings(
     count: usize,
     seed: u64,
 ) -> Result<Vec<Opening>, RunError> {
-    let source: OpeningSource = source
-        .parse()
-        .map_err(|e: tammi_evaluator::openings::OpeningError| RunError::Failed(e.to_string()))?;
-    load_openings(variant, &source, count, seed).map_err(|e| RunError::Failed(e.to_string()))
+    let source: OpeningSource = source.parse()?;
+    Ok(load_openings(variant, &source, count, seed)?)
 }
 
 /// Checks that the gate's and the ladder's openings load for the run's
 /// variant (e.g. no `ballot` deck for italian), so a bad config is refused
 /// before any work instead of failing at the first gate.
 pub fn check_openings(cfg: &RunConfig) -> Result<(), RunError> {
-    let variant = cfg.variant().map_err(|e| RunError::Refused(e.0))?;
+    let variant = cfg.variant();
     let mut uses = Vec::new();
     if cfg.gating.enabled {
         uses.push(("gating.openings", &cfg.gating.openings, cfg.gating.pairs));
@@ -133,7 +131,7 @@ pub fn gate_generation(
     accepted: u64,
     observer: &dyn Observer,
 ) -> Result<GateRecord, RunError> {
-    let variant = cfg.variant().map_err(|e| RunError::Failed(e.0))?;
+    let variant = cfg.variant();
     let g = &cfg.gating;
     let seed = derive_seed(&[cfg.run.seed, generation, 0x6A7E]);
     let mut deck = openings(variant, &g.openings, g.pairs, seed)?;
@@ -142,7 +140,7 @@ pub fn gate_generation(
     deck.rotate_left(shift);
     // One leaf at a time: gates search few simulations, where virtual loss
     // would change the search most.
-    let backend = cfg.backend().map_err(|e| RunError::Failed(e.0))?;
+    let backend = cfg.backend();
     let candidate = mcts(
         &run.candidate(generation),
         Some(g.simulations),
@@ -162,8 +160,12 @@ pub fn gate_generation(
         max_plies: Some(g.max_plies),
     };
     let start = Instant::now();
-    let result = gate(&candidate, &best, &gate_cfg, progress_of(observer))
-        .map_err(|e| RunError::Failed(format!("gating: {e}")))?;
+    let result = gate(&candidate, &best, &gate_cfg, progress_of(observer)).map_err(|source| {
+        RunError::Match {
+            stage: "gating",
+            source,
+        }
+    })?;
     let w = result.result.wdl;
     Ok(GateRecord {
         generation,
@@ -190,11 +192,11 @@ pub fn play_ladder(
     hours: f64,
     observer: &dyn Observer,
 ) -> Result<Vec<LadderRecord>, RunError> {
-    let variant = cfg.variant().map_err(|e| RunError::Failed(e.0))?;
+    let variant = cfg.variant();
     let l = &cfg.ladder;
     let seed = derive_seed(&[cfg.run.seed, 0x1ADD]);
     let deck = openings(variant, &l.openings, l.pairs, seed)?;
-    let backend = cfg.backend().map_err(|e| RunError::Failed(e.0))?;
+    let backend = cfg.backend();
     let model = if l.simulations > 0 {
         mcts(
             &run.model(accepted),
@@ -232,8 +234,10 @@ pub fn play_ladder(
             sprt: None,
         };
         let start = Instant::now();
-        let r = run_match(&match_cfg, progress_of(observer))
-            .map_err(|e| RunError::Failed(format!("ladder: {e}")))?;
+        let r = run_match(&match_cfg, progress_of(observer)).map_err(|source| RunError::Match {
+            stage: "ladder",
+            source,
+        })?;
         out.push(LadderRecord {
             model_generation: accepted,
             generation,
@@ -329,8 +333,7 @@ pub fn ladder_chart(run: &RunDir) -> Result<Option<PathBuf>, RunError> {
         "hours of self-play, training and gating",
         "Elo difference",
         &tmp,
-    )
-    .map_err(|e| RunError::Failed(format!("chart: {e}")))?;
+    )?;
     std::fs::rename(&tmp, &path).map_err(io_err(&path))?;
     Ok(Some(path))
 }

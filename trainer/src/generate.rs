@@ -230,8 +230,7 @@ impl Writer<'_> {
         // The game's number in its generation: what its shard's name says.
         game.id = seq;
         let path = pending_path(&self.pending_dir, seq);
-        tammi_selfplay::write_shard(&path, self.variant, std::slice::from_ref(&game))
-            .map_err(|e| RunError::Failed(e.to_string()))?;
+        tammi_selfplay::write_shard(&path, self.variant, std::slice::from_ref(&game))?;
         self.pending.push((seq, path, game));
         self.next += 1;
         if self.pending.len() >= self.per_shard {
@@ -246,11 +245,7 @@ impl Writer<'_> {
         };
         let name = shard_name(first.0, last.0);
         let games: Vec<GameRecord> = self.pending.iter().map(|p| p.2.clone()).collect();
-        let pdn: String = games.iter().map(|g| g.pdn.clone() + "\n").collect();
-        // PDN first: the shard's presence is what marks the games as done.
-        crate::rundir::write_atomic(&self.dir.join(format!("{name}.pdn")), pdn.as_bytes())?;
-        tammi_selfplay::write_shard(&self.dir.join(format!("{name}.bin")), self.variant, &games)
-            .map_err(|e| RunError::Failed(e.to_string()))?;
+        tammi_selfplay::write_games(self.dir, &name, self.variant, &games)?;
         for (_, path, _) in self.pending.drain(..) {
             std::fs::remove_file(&path).map_err(io_err(&path))?;
         }
@@ -348,8 +343,7 @@ pub fn play_generation(
                 observer.progress(done + s.games, games, &msg);
                 Ok(ControlFlow::Continue(()))
             },
-        )
-        .map_err(|e| RunError::Failed(format!("self-play: {e}")))?;
+        )?;
         if let Some(e) = failure {
             return Err(e);
         }

@@ -66,18 +66,14 @@ impl FileDigest {
     }
 }
 
-fn model_err(e: tammi_model::ModelError) -> RunError {
-    RunError::Failed(e.to_string())
-}
-
 /// Loads the trainer of a checkpoint, exactly as it was saved.
 pub fn load_checkpoint(
     dir: &Path,
     cfg: &RunConfig,
     backend: DeviceChoice,
 ) -> Result<(Trainer, CheckpointInfo), RunError> {
-    let variant = cfg.variant().map_err(|e| RunError::Failed(e.0))?;
-    let model = Model::load(&dir.join("model"), variant, backend).map_err(model_err)?;
+    let variant = cfg.variant();
+    let model = Model::load(&dir.join("model"), variant, backend)?;
     let info: CheckpointInfo = read_json(&dir.join(INFO_FILE))?;
     let read = |name: &str| {
         let p = dir.join(name);
@@ -103,7 +99,7 @@ pub fn load_checkpoint(
         net: read(NET_FILE)?,
         optimizer: read(OPTIMIZER_FILE)?,
     };
-    let trainer = Trainer::resume(&model, &state, cfg.train.train_config()).map_err(model_err)?;
+    let trainer = Trainer::resume(&model, &state, cfg.train.train_config())?;
     Ok((trainer, info))
 }
 
@@ -119,12 +115,12 @@ fn save_checkpoint(dir: &Path, trainer: &Trainer, info: &CheckpointInfo) -> Resu
         std::fs::remove_dir_all(&tmp).map_err(io_err(&tmp))?;
     }
     std::fs::create_dir(&tmp).map_err(io_err(&tmp))?;
-    let mut model = trainer.model().map_err(model_err)?;
+    let mut model = trainer.model()?;
     if info.generation > 1 {
         model.set_parent(Some(gen_name(info.generation - 1)));
     }
-    model.save(&tmp.join("model")).map_err(model_err)?;
-    let state = trainer.state().map_err(model_err)?;
+    model.save(&tmp.join("model"))?;
+    let state = trainer.state()?;
     write_atomic(&tmp.join(NET_FILE), &state.net)?;
     write_atomic(&tmp.join(OPTIMIZER_FILE), &state.optimizer)?;
     let mut info = info.clone();
@@ -166,18 +162,16 @@ pub fn train_generation(
             trained: true,
         });
     }
-    let variant = cfg.variant().map_err(|e| RunError::Failed(e.0))?;
+    let variant = cfg.variant();
     let t = &cfg.train;
     let mut trainer = match previous {
         Some(g) => load_checkpoint(&run.checkpoint(g), cfg, backend)?.0,
         None => {
-            let initial = Model::load(&run.model(0), variant, backend).map_err(model_err)?;
-            Trainer::new(&initial, t.train_config())
+            let initial = Model::load(&run.model(0), variant, backend)?;
+            Trainer::new(&initial, t.train_config())?
         }
     };
-    buffer
-        .scan(&run.selfplay())
-        .map_err(|e| RunError::Failed(e.to_string()))?;
+    buffer.scan(&run.selfplay())?;
     let steps = t.steps_per_generation.min(allowed_steps(
         buffer.produced(),
         t.batch_size,
@@ -211,12 +205,10 @@ pub fn train_generation(
     let mut sums = [0.0f64; 6];
     let mut in_sum = 0u64;
     for i in 0..steps {
-        buffer
-            .sample_into(&mut rng, t.batch_size, &mut batch)
-            .map_err(|e| RunError::Failed(e.to_string()))?;
+        buffer.sample_into(&mut rng, t.batch_size, &mut batch)?;
         let step = trainer.steps();
         let lr = learning_rate(t, step);
-        let l = trainer.step(&batch, lr).map_err(model_err)?;
+        let l = trainer.step(&batch, lr)?;
         if info.first_loss.is_none() {
             info.first_loss = Some(l);
         }

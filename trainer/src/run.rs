@@ -17,6 +17,7 @@ use crate::{Observer, derive_seed};
 use std::path::Path;
 use std::time::Instant;
 use tammi_model::{DeviceChoice, Model, load_evaluator};
+use tammi_rules::Variant;
 use tammi_selfplay::{RunSetup, open_tables};
 
 /// Limits of one `tammi train` call (the config's `[run]` limits also apply).
@@ -65,19 +66,16 @@ pub fn create_run(root: &Path, cfg: &RunConfig) -> Result<(), RunError> {
         },
     )?;
     write_atomic(&run.config(), cfg.to_toml().as_bytes())?;
-    let variant = cfg.variant().map_err(|e| RunError::Failed(e.0))?;
-    let backend = backend(cfg)?;
+    let variant = cfg.variant();
+    let backend = cfg.backend();
     if !run.model(0).exists() {
         let model = Model::new(
             variant,
             &cfg.model,
             derive_seed(&[cfg.run.seed, 0x1417]),
             backend,
-        )
-        .map_err(|e| RunError::Failed(e.to_string()))?;
-        model
-            .save(&run.model(0))
-            .map_err(|e| RunError::Failed(e.to_string()))?;
+        )?;
+        model.save(&run.model(0))?;
     }
     // Last: its presence marks the run as started.
     write_json(&run.state(), &RunState::new())
@@ -88,11 +86,6 @@ pub fn run_config(root: &Path) -> Result<RunConfig, RunError> {
     let run = RunDir::new(root);
     run.check_compatible()?;
     RunConfig::load(&run.config()).map_err(|e| RunError::Refused(e.0))
-}
-
-/// The run's backend (`[run] backend`).
-fn backend(cfg: &RunConfig) -> Result<DeviceChoice, RunError> {
-    cfg.backend().map_err(|e| RunError::Failed(e.0))
 }
 
 /// Runs generations until a limit; resumes wherever the directory stopped.
@@ -120,13 +113,12 @@ pub fn train(
             .map(|r| r.seconds)
             .sum();
     }
-    let variant = cfg.variant().map_err(|e| RunError::Failed(e.0))?;
-    let backend = backend(&cfg)?;
-    let mut metrics = Metrics::open(&run.metrics_jsonl(), &run.metrics_csv(), &run.tensorboard())?;
+    let variant = cfg.variant();
+    let backend = cfg.backend();
+    let metrics = Metrics::open(&run.metrics_jsonl(), &run.metrics_csv(), &run.tensorboard())?;
     // Endgame tables, opened once: self-play adjudicates with them, and each
     // candidate's value head is checked on a fixed sample of their positions.
-    let tables = open_tables(&cfg.selfplay.egdb, variant)
-        .map_err(|e| RunError::Failed(format!("self-play: {e}")))?;
+    let tables = open_tables(&cfg.selfplay.egdb, variant)?;
     if let Some(w) = &tables.warning {
         observer.line(w);
     }
@@ -142,7 +134,7 @@ pub fn train(
         ),
         None => Vec::new(),
     };
-    let mut buffer = ReplayBuffer::new(variant, cfg.train.window())
+    let buffer = ReplayBuffer::new(variant, cfg.train.window())
         .with_value_targets(cfg.train.value_targets());
     let generations = options.generations.unwrap_or(cfg.run.generations);
     let max_hours = options.max_hours.unwrap_or(cfg.run.max_hours);
@@ -154,6 +146,17 @@ pub fn train(
             state.stage, state.generation
         )));
     }
+    let mut stages = Stages {
+        run: &run,
+        cfg: &cfg,
+        variant,
+        backend,
+        setup,
+        table_set,
+        buffer,
+        metrics,
+        observer,
+    };
     loop {
         if generations > 0 && state.generation > generations {
             return Ok(Stopped::Generations);
@@ -163,240 +166,310 @@ pub fn train(
         }
         let generation = state.generation;
         let started = Instant::now();
-        let stage = state.stage;
-        match stage {
-            Stage::Selfplay => {
-                observer.stage(generation, stage, cfg.run.games_per_generation, "games");
-                let first = state.accepted == 0 && cfg.run.uniform_first_generation;
-                let evaluator = load_evaluator(
-                    (!first).then(|| run.model(state.accepted)).as_deref(),
-                    variant,
-                    backend,
-                )
-                .map_err(|e| RunError::Failed(e.to_string()))?;
-                let dir = run.selfplay_gen(generation);
-                let s = play_generation(
-                    &dir,
-                    evaluator.as_ref(),
-                    &cfg.selfplay,
-                    &setup,
-                    cfg.run.games_per_generation,
-                    derive_seed(&[cfg.run.seed, generation, 0x5E1F]),
-                    observer,
-                )?;
-                let st = &s.stats;
-                if s.played > 0 {
-                    let n = st.games.max(1) as f64;
-                    metrics.scalar(
-                        "selfplay/games_per_second",
-                        generation,
-                        st.games_per_second(),
-                    )?;
-                    metrics.scalar(
-                        "selfplay/positions_per_second",
-                        generation,
-                        st.positions_per_second(),
-                    )?;
-                    metrics.scalar("selfplay/average_length", generation, st.average_length())?;
-                    metrics.scalar("selfplay/black_wins", generation, st.black_wins as f64 / n)?;
-                    metrics.scalar("selfplay/white_wins", generation, st.white_wins as f64 / n)?;
-                    metrics.scalar("selfplay/draws", generation, st.draws as f64 / n)?;
-                    if setup.tables.is_some() {
-                        metrics.scalar(
-                            "selfplay/adjudicated",
-                            generation,
-                            st.adjudicated as f64 / n,
-                        )?;
-                    }
-                }
-                state.games += s.games;
-                state.stage = Stage::Train;
-                observer.line(&format!(
-                    "generation {generation} selfplay: {} games ({} played now in {:.0}s, {:.2} games/s, \
-                     {:.0} positions/s, avg {:.0} plies, B/W/D {}/{}/{}{}) with {}",
-                    s.games,
-                    s.played,
-                    st.elapsed.as_secs_f64(),
-                    st.games_per_second(),
-                    st.positions_per_second(),
-                    st.average_length(),
-                    st.black_wins,
-                    st.white_wins,
-                    st.draws,
-                    if setup.tables.is_some() {
-                        format!(", {} ended by the tables", st.adjudicated)
-                    } else {
-                        String::new()
-                    },
-                    if state.accepted == 0 && cfg.run.uniform_first_generation {
-                        "the uniform evaluator".to_string()
-                    } else {
-                        gen_name(state.accepted)
-                    }
-                ));
-            }
-            Stage::Train => {
-                observer.stage(generation, stage, cfg.train.steps_per_generation, "steps");
-                let t = train_generation(
-                    &run,
-                    &cfg,
-                    generation,
-                    state.trainer_checkpoint,
-                    &mut buffer,
-                    backend,
-                    &mut metrics,
-                    observer,
-                )?;
-                let i = &t.info;
-                if t.trained {
-                    let mut endgame = String::new();
-                    if !table_set.is_empty() {
-                        let candidate = Model::load(&run.candidate(generation), variant, backend)
-                            .map_err(|e| RunError::Failed(e.to_string()))?;
-                        let a = value_accuracy(&candidate.evaluator(), &table_set)
-                            .map_err(|e| RunError::Failed(e.to_string()))?;
-                        metrics.scalar("egdb/value_accuracy", generation, a.accuracy)?;
-                        metrics.scalar("egdb/value_mae", generation, a.mae)?;
-                        endgame = format!(
-                            ", endgame value accuracy {:.2} (mean error {:.3}, {} table positions)",
-                            a.accuracy, a.mae, a.positions
-                        );
-                    }
-                    state.trainer_checkpoint = Some(generation);
-                    state.stage = Stage::Gate;
-                    let (f, l) = (i.first_loss.unwrap(), i.last_loss.unwrap());
-                    observer.line(&format!(
-                        "generation {generation} train: {} steps (total {}) in {:.0}s, loss {:.3} -> {:.3} \
-                         (policy {:.3}, value {:.3}, value accuracy {:.2}), lr {:.2e}, window \
-                         {} of {} positions{endgame}",
-                        i.steps_this_generation,
-                        i.steps,
-                        i.seconds,
-                        f.total,
-                        l.total,
-                        l.policy,
-                        l.value,
-                        l.value_accuracy,
-                        i.learning_rate,
-                        i.window,
-                        i.positions_produced
-                    ));
-                } else {
-                    state.stage = Stage::Ladder;
-                    observer.line(&format!(
-                        "generation {generation} train: no steps allowed yet ({} positions, {} steps so far); \
-                         no candidate this generation",
-                        i.positions_produced, i.steps
-                    ));
-                }
-            }
-            Stage::Gate => {
-                let total = if cfg.gating.enabled {
-                    2 * cfg.gating.pairs as u64
-                } else {
-                    0
-                };
-                observer.stage(generation, stage, total, "games");
-                let accepted = if cfg.gating.enabled {
-                    let r = gate_generation(&run, &cfg, generation, state.accepted, observer)?;
-                    append_records(&run.eval().join("gating.jsonl"), std::slice::from_ref(&r))?;
-                    metrics.scalar("gating/score", generation, r.score)?;
-                    metrics.scalar("gating/elo", generation, bounded_elo(r.score, r.games))?;
-                    metrics.scalar("gating/accepted", generation, r.accepted as u8 as f64)?;
-                    observer.line(&format!(
-                        "generation {generation} gate: {} vs {}: +{} ={} -{} ({:.1}%, {}) in {:.0}s: {} ({})",
-                        r.candidate,
-                        r.best,
-                        r.wins,
-                        r.draws,
-                        r.losses,
-                        100.0 * r.score,
-                        r.elo.map_or("elo n/a".into(), |e| format!("{e:+.0} Elo")),
-                        r.seconds,
-                        if r.accepted { "accepted" } else { "rejected" },
-                        r.reason
-                    ));
-                    observer.status(
-                        "gate",
-                        &format!(
-                            "{} {} {:.0}%",
-                            r.candidate,
-                            if r.accepted { "accepted" } else { "rejected" },
-                            100.0 * r.score
-                        ),
-                    );
-                    r.accepted
-                } else {
-                    observer.line(&format!(
-                        "generation {generation} gate: off, candidate accepted"
-                    ));
-                    true
-                };
-                if accepted {
-                    let dest = run.model(generation);
-                    if !dest.exists() {
-                        Model::load(&run.candidate(generation), variant, backend)
-                            .and_then(|m| m.save(&dest).map(|_| ()))
-                            .map_err(|e| RunError::Failed(e.to_string()))?;
-                    }
-                    state.accepted = generation;
-                }
-                state.stage = Stage::Ladder;
-            }
-            Stage::Ladder => {
-                let l = &cfg.ladder;
-                let due = l.every > 0
-                    && generation % l.every == 0
-                    && state.laddered != Some(state.accepted);
-                if due {
-                    observer.stage(
-                        generation,
-                        stage,
-                        2 * l.pairs as u64 * l.depths.len() as u64,
-                        "games",
-                    );
-                    // Training time: self-play, training and gating, without the ladder itself.
-                    let hours = (state.seconds - state.ladder_seconds) / 3600.0;
-                    let records =
-                        play_ladder(&run, &cfg, generation, state.accepted, hours, observer)?;
-                    append_records(&run.eval().join("ladder.jsonl"), &records)?;
-                    let mut parts = Vec::new();
-                    for r in &records {
-                        metrics.scalar(
-                            &format!("ladder/elo_vs_depth_{}", r.depth),
-                            generation,
-                            bounded_elo(r.score, r.games),
-                        )?;
-                        parts.push(format!("d{} {:.0}%", r.depth, 100.0 * r.score));
-                    }
-                    if let Err(e) = ladder_chart(&run) {
-                        observer.line(&format!("ladder chart not drawn: {e}"));
-                    }
-                    state.laddered = Some(state.accepted);
-                    state.ladder_seconds += started.elapsed().as_secs_f64();
-                    observer.status(
-                        "ladder",
-                        &format!("{} {}", gen_name(state.accepted), parts.join(" ")),
-                    );
-                    observer.line(&format!(
-                        "generation {generation} ladder: {} ({}) scores {} at {hours:.2} h",
-                        gen_name(state.accepted),
-                        records
-                            .first()
-                            .map_or(String::new(), |r| r.model_player.clone()),
-                        parts.join(", ")
-                    ));
-                }
-                state.generation += 1;
-                state.stage = Stage::Selfplay;
-            }
+        match state.stage {
+            Stage::Selfplay => stages.selfplay(&mut state, generation)?,
+            Stage::Train => stages.train(&mut state, generation)?,
+            Stage::Gate => stages.gate(&mut state, generation)?,
+            Stage::Ladder => stages.ladder(&mut state, generation, started)?,
         }
         state.seconds += started.elapsed().as_secs_f64();
-        metrics.scalar("run/hours", generation, state.seconds / 3600.0)?;
-        metrics.flush()?;
+        stages
+            .metrics
+            .scalar("run/hours", generation, state.seconds / 3600.0)?;
+        stages.metrics.flush()?;
         write_json(&run.state(), &state)?;
         if options.only.is_some() {
             return Ok(Stopped::StageDone);
         }
+    }
+}
+
+/// What the stages of the loop share: the run, its config, and what is
+/// opened once per `train` call (tables, table positions, replay buffer,
+/// metrics).
+struct Stages<'a> {
+    run: &'a RunDir,
+    cfg: &'a RunConfig,
+    variant: Variant,
+    backend: DeviceChoice,
+    setup: RunSetup,
+    table_set: Vec<TablePosition>,
+    buffer: ReplayBuffer,
+    metrics: Metrics,
+    observer: &'a dyn Observer,
+}
+
+impl Stages<'_> {
+    /// Plays the generation's self-play games with the accepted model.
+    fn selfplay(&mut self, state: &mut RunState, generation: u64) -> Result<(), RunError> {
+        self.observer.stage(
+            generation,
+            Stage::Selfplay,
+            self.cfg.run.games_per_generation,
+            "games",
+        );
+        let first = state.accepted == 0 && self.cfg.run.uniform_first_generation;
+        let evaluator = load_evaluator(
+            (!first).then(|| self.run.model(state.accepted)).as_deref(),
+            self.variant,
+            self.backend,
+        )?;
+        let dir = self.run.selfplay_gen(generation);
+        let s = play_generation(
+            &dir,
+            evaluator.as_ref(),
+            &self.cfg.selfplay,
+            &self.setup,
+            self.cfg.run.games_per_generation,
+            derive_seed(&[self.cfg.run.seed, generation, 0x5E1F]),
+            self.observer,
+        )?;
+        let st = &s.stats;
+        if s.played > 0 {
+            let n = st.games.max(1) as f64;
+            self.metrics.scalar(
+                "selfplay/games_per_second",
+                generation,
+                st.games_per_second(),
+            )?;
+            self.metrics.scalar(
+                "selfplay/positions_per_second",
+                generation,
+                st.positions_per_second(),
+            )?;
+            self.metrics
+                .scalar("selfplay/average_length", generation, st.average_length())?;
+            self.metrics
+                .scalar("selfplay/black_wins", generation, st.black_wins as f64 / n)?;
+            self.metrics
+                .scalar("selfplay/white_wins", generation, st.white_wins as f64 / n)?;
+            self.metrics
+                .scalar("selfplay/draws", generation, st.draws as f64 / n)?;
+            if self.setup.tables.is_some() {
+                self.metrics.scalar(
+                    "selfplay/adjudicated",
+                    generation,
+                    st.adjudicated as f64 / n,
+                )?;
+            }
+        }
+        state.games += s.games;
+        state.stage = Stage::Train;
+        self.observer.line(&format!(
+            "generation {generation} selfplay: {} games ({} played now in {:.0}s, {:.2} games/s, \
+             {:.0} positions/s, avg {:.0} plies, B/W/D {}/{}/{}{}) with {}",
+            s.games,
+            s.played,
+            st.elapsed.as_secs_f64(),
+            st.games_per_second(),
+            st.positions_per_second(),
+            st.average_length(),
+            st.black_wins,
+            st.white_wins,
+            st.draws,
+            if self.setup.tables.is_some() {
+                format!(", {} ended by the tables", st.adjudicated)
+            } else {
+                String::new()
+            },
+            if state.accepted == 0 && self.cfg.run.uniform_first_generation {
+                "the uniform evaluator".to_string()
+            } else {
+                gen_name(state.accepted)
+            }
+        ));
+        Ok(())
+    }
+
+    /// Trains a candidate on the replay window and checks its value head on
+    /// the table positions.
+    fn train(&mut self, state: &mut RunState, generation: u64) -> Result<(), RunError> {
+        self.observer.stage(
+            generation,
+            Stage::Train,
+            self.cfg.train.steps_per_generation,
+            "steps",
+        );
+        let t = train_generation(
+            self.run,
+            self.cfg,
+            generation,
+            state.trainer_checkpoint,
+            &mut self.buffer,
+            self.backend,
+            &mut self.metrics,
+            self.observer,
+        )?;
+        let i = &t.info;
+        if t.trained {
+            let mut endgame = String::new();
+            if !self.table_set.is_empty() {
+                let candidate =
+                    Model::load(&self.run.candidate(generation), self.variant, self.backend)?;
+                let a = value_accuracy(&candidate.evaluator(), &self.table_set)?;
+                self.metrics
+                    .scalar("egdb/value_accuracy", generation, a.accuracy)?;
+                self.metrics.scalar("egdb/value_mae", generation, a.mae)?;
+                endgame = format!(
+                    ", endgame value accuracy {:.2} (mean error {:.3}, {} table positions)",
+                    a.accuracy, a.mae, a.positions
+                );
+            }
+            state.trainer_checkpoint = Some(generation);
+            state.stage = Stage::Gate;
+            let (f, l) = (i.first_loss.unwrap(), i.last_loss.unwrap());
+            self.observer.line(&format!(
+                "generation {generation} train: {} steps (total {}) in {:.0}s, loss {:.3} -> {:.3} \
+                 (policy {:.3}, value {:.3}, value accuracy {:.2}), lr {:.2e}, window \
+                 {} of {} positions{endgame}",
+                i.steps_this_generation,
+                i.steps,
+                i.seconds,
+                f.total,
+                l.total,
+                l.policy,
+                l.value,
+                l.value_accuracy,
+                i.learning_rate,
+                i.window,
+                i.positions_produced
+            ));
+        } else {
+            state.stage = Stage::Ladder;
+            self.observer.line(&format!(
+                "generation {generation} train: no steps allowed yet ({} positions, {} steps so far); \
+                 no candidate this generation",
+                i.positions_produced, i.steps
+            ));
+        }
+        Ok(())
+    }
+
+    /// Accepts or rejects the candidate (always accepts with gating off).
+    fn gate(&mut self, state: &mut RunState, generation: u64) -> Result<(), RunError> {
+        let total = if self.cfg.gating.enabled {
+            2 * self.cfg.gating.pairs as u64
+        } else {
+            0
+        };
+        self.observer.stage(generation, Stage::Gate, total, "games");
+        let accepted = if self.cfg.gating.enabled {
+            let r = gate_generation(
+                self.run,
+                self.cfg,
+                generation,
+                state.accepted,
+                self.observer,
+            )?;
+            append_records(
+                &self.run.eval().join("gating.jsonl"),
+                std::slice::from_ref(&r),
+            )?;
+            self.metrics.scalar("gating/score", generation, r.score)?;
+            self.metrics
+                .scalar("gating/elo", generation, bounded_elo(r.score, r.games))?;
+            self.metrics
+                .scalar("gating/accepted", generation, r.accepted as u8 as f64)?;
+            self.observer.line(&format!(
+                "generation {generation} gate: {} vs {}: +{} ={} -{} ({:.1}%, {}) in {:.0}s: {} ({})",
+                r.candidate,
+                r.best,
+                r.wins,
+                r.draws,
+                r.losses,
+                100.0 * r.score,
+                r.elo.map_or("elo n/a".into(), |e| format!("{e:+.0} Elo")),
+                r.seconds,
+                if r.accepted { "accepted" } else { "rejected" },
+                r.reason
+            ));
+            self.observer.status(
+                "gate",
+                &format!(
+                    "{} {} {:.0}%",
+                    r.candidate,
+                    if r.accepted { "accepted" } else { "rejected" },
+                    100.0 * r.score
+                ),
+            );
+            r.accepted
+        } else {
+            self.observer.line(&format!(
+                "generation {generation} gate: off, candidate accepted"
+            ));
+            true
+        };
+        if accepted {
+            let dest = self.run.model(generation);
+            if !dest.exists() {
+                Model::load(&self.run.candidate(generation), self.variant, self.backend)
+                    .and_then(|m| m.save(&dest).map(|_| ()))?;
+            }
+            state.accepted = generation;
+        }
+        state.stage = Stage::Ladder;
+        Ok(())
+    }
+
+    /// Plays the accepted model against alpha-beta when a ladder is due;
+    /// `started` is when this stage began (ladder time is kept apart from
+    /// training time).
+    fn ladder(
+        &mut self,
+        state: &mut RunState,
+        generation: u64,
+        started: Instant,
+    ) -> Result<(), RunError> {
+        let l = &self.cfg.ladder;
+        let due =
+            l.every > 0 && generation % l.every == 0 && state.laddered != Some(state.accepted);
+        if due {
+            self.observer.stage(
+                generation,
+                Stage::Ladder,
+                2 * l.pairs as u64 * l.depths.len() as u64,
+                "games",
+            );
+            // Training time: self-play, training and gating, without the ladder itself.
+            let hours = (state.seconds - state.ladder_seconds) / 3600.0;
+            let records = play_ladder(
+                self.run,
+                self.cfg,
+                generation,
+                state.accepted,
+                hours,
+                self.observer,
+            )?;
+            append_records(&self.run.eval().join("ladder.jsonl"), &records)?;
+            let mut parts = Vec::new();
+            for r in &records {
+                self.metrics.scalar(
+                    &format!("ladder/elo_vs_depth_{}", r.depth),
+                    generation,
+                    bounded_elo(r.score, r.games),
+                )?;
+                parts.push(format!("d{} {:.0}%", r.depth, 100.0 * r.score));
+            }
+            if let Err(e) = ladder_chart(self.run) {
+                self.observer.line(&format!("ladder chart not drawn: {e}"));
+            }
+            state.laddered = Some(state.accepted);
+            state.ladder_seconds += started.elapsed().as_secs_f64();
+            self.observer.status(
+                "ladder",
+                &format!("{} {}", gen_name(state.accepted), parts.join(" ")),
+            );
+            self.observer.line(&format!(
+                "generation {generation} ladder: {} ({}) scores {} at {hours:.2} h",
+                gen_name(state.accepted),
+                records
+                    .first()
+                    .map_or(String::new(), |r| r.model_player.clone()),
+                parts.join(", ")
+            ));
+        }
+        state.generation += 1;
+        state.stage = Stage::Selfplay;
+        Ok(())
     }
 }

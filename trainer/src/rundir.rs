@@ -28,29 +28,48 @@ use std::path::{Path, PathBuf};
 /// Version of the run directory layout; another one is refused.
 pub const RUN_FORMAT: u32 = 1;
 
-/// Why a run directory cannot be used.
-#[derive(Debug)]
+/// Why a run stopped or a run directory cannot be used.  Each variant keeps
+/// the error it wraps as its `source`, so a message keeps its cause chain.
+#[derive(Debug, thiserror::Error)]
 pub enum RunError {
+    /// A file system error, with the path it concerns.
+    #[error("{}: {error}", .path.display())]
     Io {
         path: PathBuf,
+        #[source]
         error: std::io::Error,
     },
     /// The directory is not a run this build can continue.
+    #[error("{0}")]
     Refused(String),
-    /// Anything else that stops the run (model, self-play, shards, gating).
-    Failed(String),
+    /// A bad config value.
+    #[error("{0}")]
+    Config(#[from] crate::config::ConfigError),
+    /// A model that does not load, save, train or evaluate.
+    #[error("{0}")]
+    Model(#[from] tammi_model::ModelError),
+    /// A training shard that cannot be written or read.
+    #[error("{0}")]
+    Shard(#[from] tammi_selfplay::ShardError),
+    /// The replay window could not be filled or sampled.
+    #[error("{0}")]
+    Replay(#[from] crate::replay::ReplayError),
+    /// Self-play failed (its evaluator, its tables or its output).
+    #[error("self-play: {0}")]
+    SelfPlay(#[from] tammi_selfplay::SelfPlayError),
+    /// A gating or ladder match could not be played.
+    #[error("{stage}: {source}")]
+    Match {
+        stage: &'static str,
+        source: tammi_evaluator::SpecError,
+    },
+    /// The openings of gating and ladder matches.
+    #[error("{0}")]
+    Openings(#[from] tammi_evaluator::openings::OpeningError),
+    /// The ladder chart could not be drawn.
+    #[error("chart: {0}")]
+    Chart(#[from] tammi_evaluator::chart::ChartError),
 }
-
-impl fmt::Display for RunError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            RunError::Io { path, error } => write!(f, "{}: {error}", path.display()),
-            RunError::Refused(m) | RunError::Failed(m) => f.write_str(m),
-        }
-    }
-}
-
-impl std::error::Error for RunError {}
 
 /// Wraps an I/O error with its path.
 pub fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> RunError + '_ {
@@ -65,7 +84,7 @@ pub fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> RunError + '_ {
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), RunError> {
     tammi_selfplay::write_atomic(path, bytes).map_err(|e| match e {
         tammi_selfplay::ShardError::Io { path, error } => RunError::Io { path, error },
-        other => RunError::Failed(other.to_string()),
+        other => RunError::Shard(other),
     })
 }
 

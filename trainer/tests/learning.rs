@@ -86,7 +86,7 @@ fn one_generation_beats_the_uniform_evaluator() {
 
     let net = NetConfig::resnet(2, 16);
     let model = Model::new(Variant::English, &net, 7, DeviceChoice::Flex).unwrap();
-    let mut trainer = Trainer::new(&model, TrainConfig::default());
+    let mut trainer = Trainer::new(&model, TrainConfig::default()).unwrap();
     let mut batch = TrainBatch::new(Variant::English);
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(2);
     let steps = 300;

@@ -4,7 +4,7 @@
 //! arithmetic: unfolding and re-folding convolutions tensor by tensor,
 //! zero-filled temporaries, separate passes for batch norm and ReLU.
 //! [`KernelTrainer`] computes the loss and every parameter gradient of a batch
-//! itself, in the layout of the inference kernels ([`crate::cpu`]):
+//! itself, on the net's plan ([`super::plan`]), in the layout of the inference kernels:
 //! activations channels-last, a 3x3 convolution as one unfolding plus one
 //! `gemm` product, its weight gradient as `unfold(x)ᵀ · dz` and its input
 //! gradient as the same convolution of `dz` with the kernel flipped.
@@ -20,14 +20,11 @@
 //! gradients equal burn autodiff's up to float rounding (tests below and in
 //! `tests/net.rs`).
 
+use super::layers::{Dense, Unfold3x3, View, gemm_views, sized};
+use super::plan::{ConvLayer, NetPlan, ResNetPlan, batch_norms};
 use crate::ModelError;
-use crate::cpu::{
-    Dense, Unfold3x3, View, dense_from, floats, gemm_views, kernel_layout_weight, reorder_rows,
-    sized,
-};
-use crate::net::{ConvBn, MOVES_LEFT_SCALE, PolicyValueNet, ResNetBody};
-use crate::train::{Losses, TrainConfig};
-use burn::nn::Linear;
+use crate::loss::{Losses, TrainConfig};
+use crate::net::{MOVES_LEFT_SCALE, PolicyValueNet};
 use burn::optim::GradientsParams;
 use burn::prelude::*;
 use rayon::prelude::*;
@@ -40,39 +37,6 @@ const CHUNK_POSITIONS: usize = 16;
 thread_local! {
     /// Per-thread buffer for unfolded convolution input.
     static COLS: RefCell<Vec<f32>> = const { RefCell::new(Vec::new()) };
-}
-
-/// A convolution and its batch norm (or bias), or their gradients, in the
-/// kernels' layout: `weight` is row-major `[kernel² * inputs, outputs]`, row
-/// `(ky * kernel + kx) * inputs + i`.
-#[derive(Clone, Debug)]
-struct ConvParams {
-    kernel: usize,
-    inputs: usize,
-    outputs: usize,
-    weight: Vec<f32>,
-    /// The convolution's bias (nets without normalisation).
-    bias: Option<Vec<f32>>,
-    /// Batch norm's scale and shift.
-    gamma: Option<Vec<f32>>,
-    beta: Option<Vec<f32>>,
-    epsilon: f32,
-}
-
-/// Every trainable parameter of a ResNet, or its gradient.
-#[derive(Clone, Debug)]
-struct Params {
-    /// Stem, then each block's two convolutions, then the policy and the
-    /// value head's 1x1 convolutions.
-    convs: Vec<ConvParams>,
-    /// Each block's SkipInit scale (nets without normalisation).
-    scales: Vec<Option<f32>>,
-    /// Rows permuted to channels-last features (`square * channels + c`).
-    policy_fc: Dense,
-    /// Rows permuted like `policy_fc`.
-    value_fc1: Dense,
-    value_fc2: Dense,
-    moves_left_fc: Option<Dense>,
 }
 
 /// What the forward pass keeps of one convolution for the backward pass.
@@ -89,11 +53,41 @@ struct ConvTrace {
     inv_std: Vec<f32>,
 }
 
+/// One residual block's traces.
+#[derive(Default)]
+struct BlockTrace {
+    a: ConvTrace,
+    b: ConvTrace,
+}
+
+/// Every convolution's trace, laid out like [`ResNetPlan`].
+#[derive(Default)]
+struct Traces {
+    stem: ConvTrace,
+    blocks: Vec<BlockTrace>,
+    policy: ConvTrace,
+    value: ConvTrace,
+}
+
+impl Traces {
+    /// In the order of [`batch_norms`].
+    fn in_order(&self) -> Vec<&ConvTrace> {
+        let mut traces = vec![&self.stem];
+        for b in &self.blocks {
+            traces.push(&b.a);
+            traces.push(&b.b);
+        }
+        traces.push(&self.policy);
+        traces.push(&self.value);
+        traces
+    }
+}
+
 /// Activations and gradient buffers, kept between steps.
 #[derive(Default)]
 struct Workspace {
     input: Vec<f32>,
-    traces: Vec<ConvTrace>,
+    traces: Traces,
     policy_logits: Vec<f32>,
     hidden: Vec<f32>,
     wdl_logits: Vec<f32>,
@@ -115,117 +109,22 @@ struct Workspace {
 /// net before each step with [`KernelTrainer::load`].
 pub(crate) struct KernelTrainer {
     planes: usize,
+    board: usize,
     area: usize,
     unfold: Unfold3x3,
-    params: Params,
-    grads: Params,
+    /// The net's plan; always a ResNet (checked by [`KernelTrainer::new`]).
+    params: NetPlan,
+    /// The gradients, in a plan of the same shape.
+    grads: NetPlan,
     ws: Workspace,
     /// Whether the last batch trained the moves-left head.
     trained_moves_left: bool,
 }
 
-/// The ResNet's convolutions in [`Params::convs`] order.
-fn convs_of(r: &ResNetBody) -> Vec<&ConvBn> {
-    let mut convs = vec![&r.stem];
-    for b in &r.blocks {
-        convs.push(&b.a);
-        convs.push(&b.b);
-    }
-    convs.push(&r.policy_conv);
-    convs.push(&r.value_conv);
-    convs
-}
-
-fn resnet(net: &PolicyValueNet) -> Result<&ResNetBody, ModelError> {
-    net.resnet
-        .as_ref()
-        .ok_or_else(|| ModelError::Backend("the CPU training kernels need a ResNet".into()))
-}
-
-fn conv_params(cb: &ConvBn) -> Result<ConvParams, ModelError> {
-    let (weight, k, inputs, outputs) = kernel_layout_weight(cb)?;
-    let bias = cb.conv.bias.as_ref().map(|b| floats(b.val())).transpose()?;
-    let (gamma, beta, epsilon) = match &cb.bn {
-        Some(bn) => (
-            Some(floats(bn.gamma.val())?),
-            Some(floats(bn.beta.val())?),
-            bn.epsilon as f32,
-        ),
-        None => (None, None, 0.0),
-    };
-    Ok(ConvParams {
-        kernel: k,
-        inputs,
-        outputs,
-        weight,
-        bias,
-        gamma,
-        beta,
-        epsilon,
-    })
-}
-
-/// burn's layout `[outputs, inputs, k, k]` of a kernel-layout weight.
-fn burn_conv_weight(c: &ConvParams) -> Vec<f32> {
-    let kk_all = c.kernel * c.kernel;
-    let mut w = vec![0.0; c.weight.len()];
-    for o in 0..c.outputs {
-        for i in 0..c.inputs {
-            for kk in 0..kk_all {
-                w[(o * c.inputs + i) * kk_all + kk] = c.weight[(kk * c.inputs + i) * c.outputs + o];
-            }
-        }
-    }
-    w
-}
-
-fn dense_params(l: &Linear, channels_last: Option<(usize, usize)>) -> Result<Dense, ModelError> {
-    let d = dense_from(l)?;
-    Ok(match channels_last {
-        Some((channels, area)) => Dense {
-            weight: reorder_rows(&d.weight, d.outputs, channels, area, false),
-            ..d
-        },
-        None => d,
-    })
-}
-
-impl Params {
-    fn from_net(net: &PolicyValueNet, area: usize) -> Result<Params, ModelError> {
-        let r = resnet(net)?;
-        let convs = convs_of(r)
-            .into_iter()
-            .map(conv_params)
-            .collect::<Result<Vec<_>, _>>()?;
-        let scales = r
-            .blocks
-            .iter()
-            .map(|b| {
-                b.skip_scale
-                    .as_ref()
-                    .map(|s| floats(s.val()).map(|v| v[0]))
-                    .transpose()
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        let pc = r.policy_conv.conv.weight.dims()[0];
-        let vc = r.value_conv.conv.weight.dims()[0];
-        Ok(Params {
-            convs,
-            scales,
-            policy_fc: dense_params(&r.policy_fc, Some((pc, area)))?,
-            value_fc1: dense_params(&net.value_fc1, Some((vc, area)))?,
-            value_fc2: dense_params(&net.value_fc2, None)?,
-            moves_left_fc: net
-                .moves_left_fc
-                .as_ref()
-                .map(|l| dense_params(l, None))
-                .transpose()?,
-        })
-    }
-
-    fn blocks(&self) -> usize {
-        self.scales.len()
-    }
+/// The ResNet of a plan that [`KernelTrainer::new`] accepted.
+fn resnet(plan: &NetPlan) -> &ResNetPlan {
+    plan.resnet()
+        .expect("KernelTrainer::new accepts ResNet plans only")
 }
 
 /// Per-column sums of `f(row_a[j], row_b[j], j)` over the rows of `a` and
@@ -262,20 +161,26 @@ fn column_sums(
 
 impl KernelTrainer {
     /// Kernels for `net` (a ResNet) on a `board x board` board with `planes`
-    /// input planes.
+    /// input planes: an error for a net the kernels cannot train.
     pub(crate) fn new(
         net: &PolicyValueNet,
         planes: usize,
         board: usize,
     ) -> Result<KernelTrainer, ModelError> {
-        let area = board * board;
-        let params = Params::from_net(net, area)?;
-        let traces = (0..params.convs.len())
-            .map(|_| ConvTrace::default())
-            .collect();
+        let params = NetPlan::read(net, board)?;
+        let Some(r) = params.resnet() else {
+            return Err(ModelError::UnsupportedNet(
+                "the training kernels run ResNets, not perceptrons".into(),
+            ));
+        };
+        let traces = Traces {
+            blocks: r.blocks.iter().map(|_| BlockTrace::default()).collect(),
+            ..Traces::default()
+        };
         Ok(KernelTrainer {
             planes,
-            area,
+            board,
+            area: board * board,
             unfold: Unfold3x3::new(board),
             grads: params.clone(),
             params,
@@ -289,14 +194,23 @@ impl KernelTrainer {
 
     /// Refreshes the weights from `net` (same shape as at [`KernelTrainer::new`]).
     pub(crate) fn load(&mut self, net: &PolicyValueNet) -> Result<(), ModelError> {
-        let params = Params::from_net(net, self.area)?;
-        if params.convs.len() != self.params.convs.len()
-            || params.policy_fc.weight.len() != self.params.policy_fc.weight.len()
-        {
+        let params = NetPlan::read(net, self.board)?;
+        let same_shape = match (params.resnet(), self.params.resnet()) {
+            (Some(new), Some(old)) => {
+                new.blocks.len() == old.blocks.len()
+                    && new.policy_fc.weight.len() == old.policy_fc.weight.len()
+                    && new.stem.weight.len() == old.stem.weight.len()
+            }
+            _ => false,
+        };
+        if !same_shape {
             return Err(ModelError::Backend(
                 "the net changed shape under the training kernels".into(),
             ));
         }
+        // The gradients take the ids of the net just read (burn keys them
+        // by parameter id); backward overwrites every value.
+        self.grads = params.clone();
         self.params = params;
         Ok(())
     }
@@ -318,7 +232,7 @@ impl KernelTrainer {
         moves_left_targets: &[f32],
         config: &TrainConfig,
     ) -> Result<Losses, ModelError> {
-        let policy = self.params.policy_fc.outputs;
+        let policy = resnet(&self.params).policy_fc.outputs;
         if n == 0
             || inputs.len() != n * self.planes * self.area
             || policy_targets.len() != n * policy
@@ -348,7 +262,7 @@ impl KernelTrainer {
         let (area, planes) = (self.area, self.planes);
         let rows = n * area;
         let chunk_rows = self.chunk_rows();
-        let p = &self.params;
+        let r = resnet(&self.params);
         let ws = &mut self.ws;
         let x0 = sized(&mut ws.input, rows * planes);
         x0.par_chunks_mut(CHUNK_POSITIONS * area * planes)
@@ -362,64 +276,42 @@ impl KernelTrainer {
                     }
                 }
             });
-        let blocks = p.blocks();
-        let unfold = &self.unfold;
-        let (stem, rest) = ws.traces.split_first_mut().expect("a stem");
-        conv_layer_forward(unfold, &p.convs[0], &ws.input, rows, chunk_rows, stem, None);
-        let mut prev: &ConvTrace = stem;
-        let (block_traces, head_traces) = rest.split_at_mut(2 * blocks);
-        for (i, pair) in block_traces.chunks_exact_mut(2).enumerate() {
-            let (ta, tb) = pair.split_at_mut(1);
-            let (ta, tb) = (&mut ta[0], &mut tb[0]);
-            conv_layer_forward(
-                unfold,
-                &p.convs[1 + 2 * i],
-                &prev.out,
-                rows,
-                chunk_rows,
-                ta,
-                None,
-            );
+        let u = &self.unfold;
+        let traces = &mut ws.traces;
+        conv_layer_forward(
+            u,
+            &r.stem,
+            &ws.input,
+            rows,
+            chunk_rows,
+            &mut traces.stem,
+            None,
+        );
+        let mut prev: &ConvTrace = &traces.stem;
+        for (block, t) in r.blocks.iter().zip(traces.blocks.iter_mut()) {
+            conv_layer_forward(u, &block.a, &prev.out, rows, chunk_rows, &mut t.a, None);
             let skip = Skip {
                 input: &prev.out,
-                scale: p.scales[i],
+                scale: block.scale,
             };
             conv_layer_forward(
-                unfold,
-                &p.convs[2 + 2 * i],
-                &ta.out,
+                u,
+                &block.b,
+                &t.a.out,
                 rows,
                 chunk_rows,
-                tb,
+                &mut t.b,
                 Some(skip),
             );
-            prev = tb;
+            prev = &t.b;
         }
         let body = &prev.out;
-        let (tp, tv) = head_traces.split_at_mut(1);
-        let ip = 1 + 2 * blocks;
-        conv_layer_forward(
-            unfold,
-            &p.convs[ip],
-            body,
-            rows,
-            chunk_rows,
-            &mut tp[0],
-            None,
-        );
-        conv_layer_forward(
-            unfold,
-            &p.convs[ip + 1],
-            body,
-            rows,
-            chunk_rows,
-            &mut tv[0],
-            None,
-        );
-        let pf = &tp[0].out;
-        let vf = &tv[0].out;
-        dense_forward(&p.policy_fc, n, pf, &mut ws.policy_logits, false);
-        dense_forward(&p.value_fc1, n, vf, &mut ws.hidden, true);
+        let (tp, tv) = (&mut traces.policy, &mut traces.value);
+        conv_layer_forward(u, &r.policy_conv, body, rows, chunk_rows, tp, None);
+        conv_layer_forward(u, &r.value_conv, body, rows, chunk_rows, tv, None);
+        let p = &self.params;
+        dense_forward(&r.policy_fc, n, &tp.out, &mut ws.policy_logits, false);
+        dense_forward(&p.value_fc1, n, &tv.out, &mut ws.hidden, true);
         dense_forward(&p.value_fc2, n, &ws.hidden, &mut ws.wdl_logits, false);
         if let Some(fc) = &p.moves_left_fc {
             dense_forward(fc, n, &ws.hidden, &mut ws.moves_left, false);
@@ -436,7 +328,7 @@ impl KernelTrainer {
         moves_left_targets: Option<&[f32]>,
         config: &TrainConfig,
     ) -> Losses {
-        let policy = self.params.policy_fc.outputs;
+        let policy = resnet(&self.params).policy_fc.outputs;
         let ws = &mut self.ws;
         let inv_n = 1.0 / n as f32;
         // Policy: cross-entropy with the softmax; per row (loss, entropy).
@@ -505,11 +397,11 @@ impl KernelTrainer {
         let cr = self.chunk_rows();
         let unfold = &self.unfold;
         let p = &self.params;
-        let g = &mut self.grads;
+        let r = resnet(p);
+        let (g_heads, g) = split_heads(&mut self.grads);
         let ws = &mut self.ws;
-        let blocks = p.blocks();
-        let ip = 1 + 2 * blocks;
-        let width = p.convs[0].outputs;
+        let traces = &ws.traces;
+        let width = r.stem.outputs;
         let mut bw = Backward {
             unfold,
             chunk_rows: cr,
@@ -520,7 +412,7 @@ impl KernelTrainer {
         let d_hidden = &mut ws.d_hidden;
         dense_backward(
             &p.value_fc2,
-            &mut g.value_fc2,
+            g_heads.value_fc2,
             n,
             &ws.hidden,
             &ws.d_wdl,
@@ -529,33 +421,35 @@ impl KernelTrainer {
         );
         if let (Some(fc), Some(gfc), true) = (
             &p.moves_left_fc,
-            &mut g.moves_left_fc,
+            g_heads.moves_left_fc.as_mut(),
             self.trained_moves_left,
         ) {
             dense_backward(fc, gfc, n, &ws.hidden, &ws.d_moves_left, d_hidden, true);
         }
         relu_mask(&mut d_hidden[..n * p.value_fc1.outputs], &ws.hidden);
-        let (body_traces, head_traces) = ws.traces.split_at_mut(ip);
-        let body_out = &body_traces[ip - 1].out[..rows * width];
+        let body_out = match traces.blocks.last() {
+            Some(last) => &last.b.out[..rows * width],
+            None => &traces.stem.out[..rows * width],
+        };
         let d_body = sized(&mut ws.d_body, rows * width);
         // The heads' 1x1 convolutions; their input gradients add up in d_body.
-        let (tp, tv) = (&head_traces[0], &head_traces[1]);
+        let (tp, tv) = (&traces.policy, &traces.value);
         let d_head = &mut ws.d_head;
         dense_backward(
             &p.value_fc1,
-            &mut g.value_fc1,
+            g_heads.value_fc1,
             n,
             &tv.out,
             d_hidden,
             d_head,
             false,
         );
-        let dv = &mut d_head[..rows * p.convs[ip + 1].outputs];
+        let dv = &mut d_head[..rows * r.value_conv.outputs];
         relu_mask(dv, &tv.out);
-        let (c, gc) = (&p.convs[ip + 1], &mut g.convs[ip + 1]);
+        let (c, gc) = (&r.value_conv, &mut g.value_conv);
         bw.conv_layer(c, gc, tv, body_out, dv, Some((&mut *d_body, false)));
         dense_backward(
-            &p.policy_fc,
+            &r.policy_fc,
             &mut g.policy_fc,
             n,
             &tp.out,
@@ -563,115 +457,83 @@ impl KernelTrainer {
             d_head,
             false,
         );
-        let dp = &mut d_head[..rows * p.convs[ip].outputs];
+        let dp = &mut d_head[..rows * r.policy_conv.outputs];
         relu_mask(dp, &tp.out);
-        let (c, gc) = (&p.convs[ip], &mut g.convs[ip]);
+        let (c, gc) = (&r.policy_conv, &mut g.policy_conv);
         bw.conv_layer(c, gc, tp, body_out, dp, Some((&mut *d_body, true)));
         // Residual blocks, last first; d_body holds the gradient with
         // respect to the block's output.
-        for i in (0..blocks).rev() {
-            let (ia, ib) = (1 + 2 * i, 2 + 2 * i);
-            let (ta, tb) = (&body_traces[ia], &body_traces[ib]);
-            let block_in = &body_traces[ia - 1].out[..rows * width];
+        for i in (0..r.blocks.len()).rev() {
+            let (block, gb, t) = (&r.blocks[i], &mut g.blocks[i], &traces.blocks[i]);
+            let block_in = match i {
+                0 => &traces.stem.out[..rows * width],
+                _ => &traces.blocks[i - 1].b.out[..rows * width],
+            };
             // Through the final ReLU; this is also the skip path's gradient.
-            relu_mask(d_body, &tb.out);
+            relu_mask(d_body, &t.b.out);
             let db = sized(&mut ws.d_branch, rows * width);
-            match p.scales[i] {
+            match block.scale {
                 Some(s) => {
                     // out = relu(s * branch + x): the branch is `pre` (no norm).
                     let ds: f64 = d_body
                         .iter()
-                        .zip(&tb.pre)
+                        .zip(&t.b.pre)
                         .map(|(&d, &y)| f64::from(d) * f64::from(y))
                         .sum();
-                    g.scales[i] = Some(ds as f32);
+                    gb.scale = Some(ds as f32);
                     for (o, &d) in db.iter_mut().zip(d_body.iter()) {
                         *o = d * s;
                     }
                 }
                 None => db.copy_from_slice(d_body),
             }
-            let d_mid = sized(&mut ws.d_mid, rows * p.convs[ia].outputs);
-            let (c, gc) = (&p.convs[ib], &mut g.convs[ib]);
-            bw.conv_layer(c, gc, tb, &ta.out, db, Some((&mut *d_mid, false)));
-            relu_mask(d_mid, &ta.out);
-            let (c, gc) = (&p.convs[ia], &mut g.convs[ia]);
-            bw.conv_layer(c, gc, ta, block_in, d_mid, Some((&mut *d_body, true)));
+            let d_mid = sized(&mut ws.d_mid, rows * block.a.outputs);
+            bw.conv_layer(
+                &block.b,
+                &mut gb.b,
+                &t.b,
+                &t.a.out,
+                db,
+                Some((&mut *d_mid, false)),
+            );
+            relu_mask(d_mid, &t.a.out);
+            let dx = Some((&mut *d_body, true));
+            bw.conv_layer(&block.a, &mut gb.a, &t.a, block_in, d_mid, dx);
         }
-        relu_mask(d_body, &body_traces[0].out);
-        let (c, gc) = (&p.convs[0], &mut g.convs[0]);
-        bw.conv_layer(c, gc, &body_traces[0], &ws.input, d_body, None);
+        relu_mask(d_body, &traces.stem.out);
+        bw.conv_layer(&r.stem, &mut g.stem, &traces.stem, &ws.input, d_body, None);
     }
 
     /// The gradients of the last [`KernelTrainer::forward_backward`] as
-    /// burn tensors on `device`, keyed by `net`'s parameters (the net the
-    /// weights were loaded from).  The moves-left head gets none when the
+    /// burn tensors on `device`, keyed by the parameters of the net the
+    /// weights were loaded from.  The moves-left head gets none when the
     /// batch had no moves-left targets, as with burn's autodiff.
-    pub(crate) fn gradients(
-        &self,
-        net: &PolicyValueNet,
-        device: &Device,
-    ) -> Result<GradientsParams, ModelError> {
-        let r = resnet(net)?;
-        let g = &self.grads;
-        let mut grads = GradientsParams::new();
-        let vector =
-            |v: &[f32]| Tensor::<1>::from_data(TensorData::new(v.to_vec(), [v.len()]), device);
-        for (cb, gc) in convs_of(r).into_iter().zip(&g.convs) {
-            let shape = [gc.outputs, gc.inputs, gc.kernel, gc.kernel];
-            let w = Tensor::<4>::from_data(TensorData::new(burn_conv_weight(gc), shape), device);
-            grads.register(cb.conv.weight.id, w);
-            if let (Some(b), Some(gb)) = (&cb.conv.bias, &gc.bias) {
-                grads.register(b.id, vector(gb));
-            }
-            if let (Some(bn), Some(gg), Some(gb)) = (&cb.bn, &gc.gamma, &gc.beta) {
-                grads.register(bn.gamma.id, vector(gg));
-                grads.register(bn.beta.id, vector(gb));
-            }
-        }
-        for (b, s) in r.blocks.iter().zip(&g.scales) {
-            if let (Some(param), Some(s)) = (&b.skip_scale, s) {
-                grads.register(param.id, vector(&[*s]));
-            }
-        }
-        let area = self.area;
-        let pc = r.policy_conv.conv.weight.dims()[0];
-        let vc = r.value_conv.conv.weight.dims()[0];
-        let mut dense = |l: &Linear, gl: &Dense, channels_last: Option<usize>| {
-            let w = match channels_last {
-                Some(c) => reorder_rows(&gl.weight, gl.outputs, c, area, true),
-                None => gl.weight.clone(),
-            };
-            let w = Tensor::<2>::from_data(TensorData::new(w, [gl.inputs, gl.outputs]), device);
-            grads.register(l.weight.id, w);
-            if let Some(b) = &l.bias {
-                grads.register(b.id, vector(&gl.bias));
-            }
-        };
-        dense(&r.policy_fc, &g.policy_fc, Some(pc));
-        dense(&net.value_fc1, &g.value_fc1, Some(vc));
-        dense(&net.value_fc2, &g.value_fc2, None);
-        if let (Some(l), Some(gl), true) = (
-            &net.moves_left_fc,
-            &g.moves_left_fc,
-            self.trained_moves_left,
-        ) {
-            dense(l, gl, None);
-        }
-        Ok(grads)
+    pub(crate) fn gradients(&self, device: &Device) -> GradientsParams {
+        self.grads.gradients(device, self.trained_moves_left)
     }
 
     /// Moves `net`'s batch-norm running averages toward the last batch's
     /// statistics, as a burn training forward pass does.
     pub(crate) fn update_running_stats(&self, net: &PolicyValueNet) -> Result<(), ModelError> {
-        let r = resnet(net)?;
-        for (cb, t) in convs_of(r).into_iter().zip(&self.ws.traces) {
-            let Some(bn) = &cb.bn else { continue };
+        let Some(r) = &net.resnet else {
+            return Err(ModelError::Backend(
+                "the net changed shape under the training kernels".into(),
+            ));
+        };
+        let norms = batch_norms(r);
+        let traces = self.ws.traces.in_order();
+        if norms.len() != traces.len() {
+            return Err(ModelError::Backend(
+                "the net changed shape under the training kernels".into(),
+            ));
+        }
+        for (bn, t) in norms.into_iter().zip(traces) {
+            let Some(bn) = bn else { continue };
             let m = bn.momentum as f32;
             for (state, batch) in [(&bn.running_mean, &t.mean), (&bn.running_var, &t.var)] {
                 let old = state.value_sync();
                 let device = old.device();
-                let new: Vec<f32> = floats(old)?
+                let new: Vec<f32> = super::layers::floats(old)?
                     .iter()
                     .zip(batch)
                     .map(|(&o, &b)| o * (1.0 - m) + b * m)
@@ -682,6 +544,35 @@ impl KernelTrainer {
         }
         Ok(())
     }
+}
+
+/// The heads outside the body of a gradient plan, and the ResNet body,
+/// borrowed apart so that the backward pass can write both.
+fn split_heads(plan: &mut NetPlan) -> (Heads<'_>, &mut ResNetPlan) {
+    let NetPlan {
+        body,
+        value_fc1,
+        value_fc2,
+        moves_left_fc,
+        ..
+    } = plan;
+    let r = match body {
+        super::plan::Body::Resnet(r) => r,
+        super::plan::Body::Mlp(_) => unreachable!("KernelTrainer::new accepts ResNet plans only"),
+    };
+    let heads = Heads {
+        value_fc1,
+        value_fc2,
+        moves_left_fc,
+    };
+    (heads, r)
+}
+
+/// The value and moves-left layers of a gradient plan.
+struct Heads<'a> {
+    value_fc1: &'a mut Dense,
+    value_fc2: &'a mut Dense,
+    moves_left_fc: &'a mut Option<Dense>,
 }
 
 /// What every layer's backward pass shares: the unfolding, the chunk size
@@ -739,7 +630,7 @@ fn conv_product(
 /// statistics (or bias), then ReLU (after the skip connection, if any).
 fn conv_layer_forward(
     unfold: &Unfold3x3,
-    c: &ConvParams,
+    c: &ConvLayer,
     x: &[f32],
     rows: usize,
     chunk_rows: usize,
@@ -753,8 +644,8 @@ fn conv_layer_forward(
     );
     // y = a * pre + b per channel: batch norm's normalisation and affine
     // step, or the bias.
-    let (a, b): (Vec<f32>, Vec<f32>) = match (&c.gamma, &c.beta) {
-        (Some(gamma), Some(beta)) => {
+    let (a, b): (Vec<f32>, Vec<f32>) = match &c.norm {
+        Some(norm) => {
             let inv_count = 1.0 / rows as f64;
             let sums = column_sums(pre, pre, cout, chunk_rows, |v, _, _| f64::from(v));
             let mean: Vec<f64> = sums.iter().map(|s| s * inv_count).collect();
@@ -767,7 +658,7 @@ fn conv_layer_forward(
             t.var = var.iter().map(|&v| v as f32).collect();
             t.inv_std = var
                 .iter()
-                .map(|&v| (1.0 / (v + f64::from(c.epsilon)).sqrt()) as f32)
+                .map(|&v| (1.0 / (v + f64::from(norm.epsilon)).sqrt()) as f32)
                 .collect();
             // pre becomes x̂ = (z - mean) * inv_std below.
             let shift: Vec<f32> = (0..cout).map(|j| -t.mean[j] * t.inv_std[j]).collect();
@@ -778,9 +669,9 @@ fn conv_layer_forward(
                     }
                 }
             });
-            (gamma.clone(), beta.clone())
+            (norm.gamma.clone(), norm.beta.clone())
         }
-        _ => {
+        None => {
             let bias = c.bias.clone().unwrap_or_else(|| vec![0.0; cout]);
             pre.par_chunks_mut(chunk_rows * cout).for_each(|chunk| {
                 for row in chunk.chunks_exact_mut(cout) {
@@ -830,8 +721,8 @@ impl Backward<'_> {
     /// to its input `x` to `dx` (added when the flag is set).
     fn conv_layer(
         &mut self,
-        c: &ConvParams,
-        g: &mut ConvParams,
+        c: &ConvLayer,
+        g: &mut ConvLayer,
         t: &ConvTrace,
         x: &[f32],
         d: &mut [f32],
@@ -841,8 +732,8 @@ impl Backward<'_> {
         let (cin, cout, k) = (c.inputs, c.outputs, c.kernel);
         let rows = d.len() / cout;
         let xhat = &t.pre[..rows * cout];
-        match &c.gamma {
-            Some(gamma) => {
+        match (&c.norm, &mut g.norm) {
+            (Some(norm), Some(g_norm)) => {
                 let d_beta = column_sums(d, d, cout, chunk_rows, |v, _, _| f64::from(v));
                 let d_gamma = column_sums(d, xhat, cout, chunk_rows, |v, xh, _| {
                     f64::from(v) * f64::from(xh)
@@ -850,7 +741,7 @@ impl Backward<'_> {
                 let inv_count = 1.0 / rows as f64;
                 let mean_d: Vec<f32> = d_beta.iter().map(|s| (s * inv_count) as f32).collect();
                 let mean_dx: Vec<f32> = d_gamma.iter().map(|s| (s * inv_count) as f32).collect();
-                let scale: Vec<f32> = (0..cout).map(|j| gamma[j] * t.inv_std[j]).collect();
+                let scale: Vec<f32> = (0..cout).map(|j| norm.gamma[j] * t.inv_std[j]).collect();
                 d.par_chunks_mut(chunk_rows * cout)
                     .zip(xhat.par_chunks(chunk_rows * cout))
                     .for_each(|(dc, xc)| {
@@ -860,10 +751,10 @@ impl Backward<'_> {
                             }
                         }
                     });
-                g.gamma = Some(d_gamma.iter().map(|&v| v as f32).collect());
-                g.beta = Some(d_beta.iter().map(|&v| v as f32).collect());
+                g_norm.gamma = d_gamma.iter().map(|&v| v as f32).collect();
+                g_norm.beta = d_beta.iter().map(|&v| v as f32).collect();
             }
-            None => {
+            _ => {
                 let d_bias = column_sums(d, d, cout, chunk_rows, |v, _, _| f64::from(v));
                 g.bias = Some(d_bias.iter().map(|&v| v as f32).collect());
             }
@@ -1034,8 +925,9 @@ fn first_max(v: &[f32]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cpu::tests::random_net;
     use crate::encoding::Encoding;
+    use crate::kernels::infer::tests::random_net;
+    use crate::kernels::layers::floats;
     use crate::train::{TrainBatch, burn_losses};
     use crate::{NetConfig, NetNorm};
     use burn::module::{Module, ModuleVisitor, Param};
@@ -1153,7 +1045,7 @@ mod tests {
         close(want.moves_left, got.moves_left, "moves-left loss");
         close(want.policy_entropy, got.policy_entropy, "entropy");
         assert_eq!(want.value_accuracy, got.value_accuracy);
-        let grads = k.gradients(&kernel_net, &device).unwrap();
+        let grads = k.gradients(&device);
         let mut cmp = CompareGrads {
             want: &burn_grads,
             got: &grads,
@@ -1171,8 +1063,8 @@ mod tests {
         k.update_running_stats(&kernel_net).unwrap();
         let (a, b) = (burn_net.valid(), kernel_net.valid());
         let (ra, rb) = (a.resnet.as_ref().unwrap(), b.resnet.as_ref().unwrap());
-        for (ca, cb) in convs_of(ra).into_iter().zip(convs_of(rb)) {
-            if let (Some(x), Some(y)) = (&ca.bn, &cb.bn) {
+        for (x, y) in batch_norms(ra).into_iter().zip(batch_norms(rb)) {
+            if let (Some(x), Some(y)) = (x, y) {
                 for (s, t) in [
                     (&x.running_mean, &y.running_mean),
                     (&x.running_var, &y.running_var),
@@ -1221,6 +1113,25 @@ mod tests {
     }
 
     #[test]
+    fn a_net_the_kernels_cannot_train_is_an_error_not_a_fallback() {
+        let e = Encoding::new(Variant::English);
+        let device = Device::flex();
+        let mut pv = random_net(&NetConfig::resnet(1, 8), e.rows(), e.policy_size(), &device);
+        pv.resnet.as_mut().unwrap().stem.conv.dilation = [2, 2];
+        let err = KernelTrainer::new(&pv, e.planes(), e.rows()).err();
+        assert!(
+            matches!(&err, Some(ModelError::UnsupportedNet(m)) if m.contains("dilation")),
+            "{err:?}"
+        );
+        let mlp = random_net(&NetConfig::mlp(1, 16), e.rows(), e.policy_size(), &device);
+        let err = KernelTrainer::new(&mlp, e.planes(), e.rows()).err();
+        assert!(
+            matches!(err, Some(ModelError::UnsupportedNet(_))),
+            "{err:?}"
+        );
+    }
+
+    #[test]
     fn gradients_do_not_depend_on_the_thread_count() {
         let device = Device::flex();
         let e = Encoding::new(Variant::English);
@@ -1250,8 +1161,8 @@ mod tests {
                     .unwrap();
                 (
                     l,
-                    k.grads.convs[1].weight.clone(),
-                    k.grads.policy_fc.weight.clone(),
+                    resnet(&k.grads).blocks[0].a.weight.clone(),
+                    resnet(&k.grads).policy_fc.weight.clone(),
                 )
             })
         };

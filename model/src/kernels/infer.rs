@@ -3,8 +3,8 @@
 //! burn's `flex` backend runs every layer as separate passes (a convolution
 //! by unfolding, then batch norm, then ReLU, each a new tensor), and one
 //! forward pass of a small net does not keep two cores busy.  For inference
-//! the net is a fixed function, so [`CpuNet`] copies its weights once into a
-//! form that a CPU runs well:
+//! the net is a fixed function, so [`CpuNet`] turns the net's plan
+//! ([`super::plan::NetPlan`]) once into a form that a CPU runs well:
 //!
 //! - batch norm folded into the convolution before it (and the SkipInit
 //!   scale of a normalisation-free block into its second convolution);
@@ -18,30 +18,15 @@
 //! The outputs equal burn's forward pass up to float rounding (tested in this
 //! module and in `tests/cpu_kernels.rs` on a trained model).
 
-use crate::ModelError;
-use crate::net::{ConvBn, MOVES_LEFT_SCALE, PolicyValueNet};
-use burn::module::Param;
-use burn::nn::Linear;
-use burn::prelude::*;
+use super::layers::{Dense, Unfold3x3, add_bias, add_bias_relu, add_bias_skip_relu, matmul, sized};
+use super::plan::{Body as PlanBody, ConvLayer, NetPlan};
+use crate::net::MOVES_LEFT_SCALE;
 use rayon::prelude::*;
 use std::cell::RefCell;
 
 /// Bytes of unfolded convolution input per block of positions: small
 /// enough to stay in a core's L2 cache, large enough for efficient products.
 const BLOCK_BYTES: usize = 1 << 20;
-
-/// Marks an off-board neighbour in [`CpuNet`]'s neighbour table.
-const OFF_BOARD: u32 = u32::MAX;
-
-/// A fully connected layer `y = x W + b`, `W` row-major `[inputs, outputs]`
-/// (or the gradients of one).
-#[derive(Clone, Debug)]
-pub(crate) struct Dense {
-    pub(crate) inputs: usize,
-    pub(crate) outputs: usize,
-    pub(crate) weight: Vec<f32>,
-    pub(crate) bias: Vec<f32>,
-}
 
 /// A square convolution (kernel 1 or 3, "same" padding, stride 1) with its
 /// batch norm folded in.  `weight` is row-major `[kernel² * inputs, outputs]`,
@@ -53,6 +38,44 @@ struct Conv {
     outputs: usize,
     weight: Vec<f32>,
     bias: Vec<f32>,
+}
+
+impl Conv {
+    /// `layer` with its batch norm (inference statistics) and a residual
+    /// branch scale `scale` folded into its weight and bias.
+    fn folded(layer: &ConvLayer, scale: f32) -> Conv {
+        let outputs = layer.outputs;
+        // Batch norm in inference: gamma * (x - mean) / sqrt(var + eps) + beta.
+        let (factor, shift): (Vec<f32>, Vec<f32>) = match &layer.norm {
+            Some(n) => {
+                let factor: Vec<f32> = (0..outputs)
+                    .map(|o| n.gamma[o] / (n.running_var[o] + n.epsilon).sqrt())
+                    .collect();
+                let shift = (0..outputs)
+                    .map(|o| n.beta[o] - n.running_mean[o] * factor[o])
+                    .collect();
+                (factor, shift)
+            }
+            None => (vec![1.0; outputs], vec![0.0; outputs]),
+        };
+        let mut weight = layer.weight.clone();
+        for row in weight.chunks_exact_mut(outputs) {
+            for (w, f) in row.iter_mut().zip(&factor) {
+                *w *= f * scale;
+            }
+        }
+        let conv_bias = |o: usize| layer.bias.as_ref().map_or(0.0, |b| b[o]);
+        let bias = (0..outputs)
+            .map(|o| (conv_bias(o) * factor[o] + shift[o]) * scale)
+            .collect();
+        Conv {
+            kernel: layer.kernel,
+            inputs: layer.inputs,
+            outputs,
+            weight,
+            bias,
+        }
+    }
 }
 
 /// One residual block: `relu(b(relu(a(x))) + x)`.
@@ -81,7 +104,7 @@ enum Body {
     },
 }
 
-/// An inference-only copy of a [`PolicyValueNet`] that runs on tammi's own
+/// An inference-only copy of a policy-value net that runs on tammi's own
 /// CPU kernels (see the module docs).  Plain data: cheap to share between threads.
 #[derive(Clone, Debug)]
 pub(crate) struct CpuNet {
@@ -96,116 +119,6 @@ pub(crate) struct CpuNet {
     /// Positions per block of [`CpuNet::forward_blocks`].
     block_positions: usize,
     unfold: Unfold3x3,
-}
-
-/// How to unfold each square's 3x3 window of a channels-last board into one
-/// row of `9 * channels` values (the left operand of a convolution product).
-#[derive(Clone, Debug)]
-pub(crate) struct Unfold3x3 {
-    area: usize,
-    /// The runs of square `s` are `runs[run_start[s]..run_start[s + 1]]`.
-    runs: Vec<Run>,
-    run_start: Vec<usize>,
-    /// Whether a square's window reaches off the board (its unfolded row
-    /// starts zeroed).
-    edge: Vec<bool>,
-}
-
-impl Unfold3x3 {
-    /// The unfolding of a `board x board` board.
-    pub(crate) fn new(board: usize) -> Unfold3x3 {
-        let (runs, run_start, edge) = unfold_runs(board);
-        Unfold3x3 {
-            area: board * board,
-            runs,
-            run_start,
-            edge,
-        }
-    }
-
-    /// Unfolds `rows` squares (whole positions) of `x`, `channels` values
-    /// each, into `out` (`rows * 9 * channels` values).
-    pub(crate) fn apply(&self, channels: usize, rows: usize, x: &[f32], out: &mut [f32]) {
-        let width = 9 * channels;
-        assert!(rows % self.area == 0 && x.len() >= rows * channels && out.len() >= rows * width);
-        for (r, dst) in out[..rows * width].chunks_exact_mut(width).enumerate() {
-            let sq = r % self.area;
-            let base = r - sq;
-            if self.edge[sq] {
-                dst.fill(0.0);
-            }
-            for run in &self.runs[self.run_start[sq]..self.run_start[sq + 1]] {
-                let (to, from, len) = (
-                    run.kernel * channels,
-                    (base + run.square) * channels,
-                    run.len * channels,
-                );
-                dst[to..to + len].copy_from_slice(&x[from..from + len]);
-            }
-        }
-    }
-}
-
-/// Neighbours that lie side by side on the board are side by side in a
-/// channels-last buffer too, so a window row of up to three squares is one copy.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Run {
-    /// First kernel position `ky * 3 + kx` filled.
-    kernel: usize,
-    /// First source square.
-    square: usize,
-    /// Squares copied.
-    len: usize,
-}
-
-/// For each square and each of the 9 kernel positions, the neighbouring
-/// square or [`OFF_BOARD`]; entry `square * 9 + ky * 3 + kx`.
-fn neighbour_table(board: usize) -> Vec<u32> {
-    let mut table = Vec::with_capacity(board * board * 9);
-    let on = |v: isize| (0..board as isize).contains(&v);
-    for sq in 0..board * board {
-        let (y, x) = ((sq / board) as isize, (sq % board) as isize);
-        for dy in -1..=1 {
-            for dx in -1..=1 {
-                let (ny, nx) = (y + dy, x + dx);
-                table.push(if on(ny) && on(nx) {
-                    (ny as usize * board + nx as usize) as u32
-                } else {
-                    OFF_BOARD
-                });
-            }
-        }
-    }
-    table
-}
-
-/// The copies that unfold each square's 3x3 window (see [`Run`]).
-fn unfold_runs(board: usize) -> (Vec<Run>, Vec<usize>, Vec<bool>) {
-    let table = neighbour_table(board);
-    let (mut runs, mut start, mut edge) = (Vec::<Run>::new(), vec![0], Vec::new());
-    for window in table.chunks_exact(9) {
-        edge.push(window.contains(&OFF_BOARD));
-        let first = runs.len();
-        for (k, &nb) in window.iter().enumerate() {
-            if nb == OFF_BOARD {
-                continue;
-            }
-            let nb = nb as usize;
-            match runs[first..].last_mut() {
-                // Same kernel row, next kernel column, next source square.
-                Some(r) if k % 3 != 0 && r.kernel + r.len == k && r.square + r.len == nb => {
-                    r.len += 1
-                }
-                _ => runs.push(Run {
-                    kernel: k,
-                    square: nb,
-                    len: 1,
-                }),
-            }
-        }
-        start.push(runs.len());
-    }
-    (runs, start, edge)
 }
 
 /// Where a forward pass writes the results of some positions: policy logits
@@ -256,314 +169,30 @@ thread_local! {
     static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
 }
 
-/// `v` resized to `len` (contents unspecified), without shrinking its allocation.
-pub(crate) fn sized(v: &mut Vec<f32>, len: usize) -> &mut [f32] {
-    if v.len() < len {
-        v.resize(len, 0.0);
-    }
-    &mut v[..len]
-}
-
-pub(crate) fn floats<const D: usize>(t: Tensor<D>) -> Result<Vec<f32>, ModelError> {
-    t.into_data()
-        .try_into_vec::<f32>()
-        .map_err(|e| ModelError::Backend(format!("reading weights: {e:?}")))
-}
-
-pub(crate) fn dense_from(l: &Linear) -> Result<Dense, ModelError> {
-    let w = l.weight.val();
-    let [inputs, outputs] = w.dims();
-    let bias = match &l.bias {
-        Some(b) => floats(b.val())?,
-        None => vec![0.0; outputs],
-    };
-    Ok(Dense {
-        inputs,
-        outputs,
-        weight: floats(w)?,
-        bias,
-    })
-}
-
-/// The same layer for inputs whose features come channels-last
-/// (`square * channels + c`) instead of burn's channel-major flatten
-/// (`c * area + square`).
-fn channels_last_rows(d: Dense, channels: usize, area: usize) -> Dense {
-    let weight = reorder_rows(&d.weight, d.outputs, channels, area, false);
-    Dense { weight, ..d }
-}
-
-/// Reorders the rows of a `[channels * area, outputs]` weight between burn's
-/// channel-major feature order (`c * area + square`) and the kernels'
-/// channels-last order (`square * channels + c`); `to_burn` picks the direction.
-pub(crate) fn reorder_rows(
-    weight: &[f32],
-    outputs: usize,
-    channels: usize,
-    area: usize,
-    to_burn: bool,
-) -> Vec<f32> {
-    let mut out = vec![0.0; weight.len()];
-    for c in 0..channels {
-        for sq in 0..area {
-            let burn_row = (c * area + sq) * outputs;
-            let last_row = (sq * channels + c) * outputs;
-            let (from, to) = if to_burn {
-                (last_row, burn_row)
-            } else {
-                (burn_row, last_row)
-            };
-            out[to..to + outputs].copy_from_slice(&weight[from..from + outputs]);
-        }
-    }
-    out
-}
-
-/// A convolution's weight in the kernels' layout, row-major `[k² * inputs,
-/// outputs]` with row `(ky * k + kx) * inputs + i`, and its `(k, inputs,
-/// outputs)`; only 1x1 and 3x3 kernels.
-pub(crate) fn kernel_layout_weight(
-    cb: &ConvBn,
-) -> Result<(Vec<f32>, usize, usize, usize), ModelError> {
-    let w = cb.conv.weight.val();
-    let [outputs, inputs, kh, kw] = w.dims();
-    if kh != kw || !(kh == 1 || kh == 3) {
-        return Err(ModelError::Backend(format!(
-            "CPU kernels support 1x1 and 3x3 convolutions, not {kh}x{kw}"
-        )));
-    }
-    let w = floats(w)?;
-    let area = kh * kw;
-    let mut weight = vec![0.0; w.len()];
-    for o in 0..outputs {
-        for i in 0..inputs {
-            for kk in 0..area {
-                weight[(kk * inputs + i) * outputs + o] = w[(o * inputs + i) * area + kk];
-            }
-        }
-    }
-    Ok((weight, kh, inputs, outputs))
-}
-
-fn conv_from(cb: &ConvBn, branch_scale: Option<&Param<Tensor<1>>>) -> Result<Conv, ModelError> {
-    let (mut weight, k, inputs, outputs) = kernel_layout_weight(cb)?;
-    let conv_bias = match &cb.conv.bias {
-        Some(b) => floats(b.val())?,
-        None => vec![0.0; outputs],
-    };
-    // Batch norm in inference: gamma * (x - mean) / sqrt(var + eps) + beta.
-    let (scale, shift) = match &cb.bn {
-        Some(bn) => {
-            let gamma = floats(bn.gamma.val())?;
-            let beta = floats(bn.beta.val())?;
-            let mean = floats(bn.running_mean.value())?;
-            let var = floats(bn.running_var.value())?;
-            let scale: Vec<f32> = (0..outputs)
-                .map(|o| gamma[o] / (var[o] + bn.epsilon as f32).sqrt())
-                .collect();
-            let shift = (0..outputs).map(|o| beta[o] - mean[o] * scale[o]).collect();
-            (scale, shift)
-        }
-        None => (vec![1.0; outputs], vec![0.0; outputs]),
-    };
-    let s = match branch_scale {
-        Some(p) => floats(p.val())?[0],
-        None => 1.0,
-    };
-    for row in weight.chunks_exact_mut(outputs) {
-        for (w, sc) in row.iter_mut().zip(&scale) {
-            *w *= sc * s;
-        }
-    }
-    let bias = (0..outputs)
-        .map(|o| (conv_bias[o] * scale[o] + shift[o]) * s)
-        .collect();
-    Ok(Conv {
-        kernel: k,
-        inputs,
-        outputs,
-        weight,
-        bias,
-    })
-}
-
-/// A read-only matrix: element `(i, j)` is `data[i * row_stride + j * col_stride]`.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct View<'a> {
-    pub(crate) data: &'a [f32],
-    pub(crate) row_stride: usize,
-    pub(crate) col_stride: usize,
-}
-
-impl<'a> View<'a> {
-    /// A dense row-major matrix of `cols` columns.
-    pub(crate) fn rows(data: &'a [f32], cols: usize) -> View<'a> {
-        View {
-            data,
-            row_stride: cols,
-            col_stride: 1,
-        }
-    }
-
-    /// The transpose of this matrix (no copy).
-    pub(crate) fn t(self) -> View<'a> {
-        View {
-            row_stride: self.col_stride,
-            col_stride: self.row_stride,
-            ..self
-        }
-    }
-
-    fn holds(&self, rows: usize, cols: usize) -> bool {
-        rows == 0
-            || cols == 0
-            || (rows - 1) * self.row_stride + (cols - 1) * self.col_stride < self.data.len()
-    }
-}
-
-/// `dst[m, n] = lhs[m, k] x rhs[k, n]`, or `dst += ...` with `accumulate`;
-/// `dst` is dense row-major.  `parallel` lets gemm split the product across
-/// rayon's threads (it never splits the `k` sum, so results do not depend on
-/// the thread count).
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn gemm_views(
-    m: usize,
-    n: usize,
-    k: usize,
-    dst: &mut [f32],
-    accumulate: bool,
-    lhs: View<'_>,
-    rhs: View<'_>,
-    parallel: bool,
-) {
-    assert!(dst.len() >= m * n && lhs.holds(m, k) && rhs.holds(k, n));
-    if m == 0 || n == 0 {
-        return;
-    }
-    if k == 0 {
-        if !accumulate {
-            dst[..m * n].fill(0.0);
-        }
-        return;
-    }
-    let parallelism = if parallel && rayon::current_num_threads() > 1 {
-        gemm::Parallelism::Rayon(rayon::current_num_threads())
-    } else {
-        gemm::Parallelism::None
-    };
-    // SAFETY: the assert above bounds every element the product reads or
-    // writes (the largest index of each matrix is inside its slice); `dst`
-    // does not alias the inputs (a `&mut` slice beside two `&` slices).
-    unsafe {
-        gemm::gemm(
-            m,
-            n,
-            k,
-            dst.as_mut_ptr(),
-            1,
-            n as isize,
-            accumulate,
-            lhs.data.as_ptr(),
-            lhs.col_stride as isize,
-            lhs.row_stride as isize,
-            rhs.data.as_ptr(),
-            rhs.col_stride as isize,
-            rhs.row_stride as isize,
-            1.0,
-            1.0,
-            false,
-            false,
-            false,
-            parallelism,
-        )
-    }
-}
-
-/// `dst[m, n] = lhs[m, k] x rhs[k, n]`, all row-major and dense.
-fn matmul(m: usize, k: usize, n: usize, lhs: &[f32], rhs: &[f32], dst: &mut [f32]) {
-    let (lhs, rhs) = (View::rows(lhs, k), View::rows(rhs, n));
-    gemm_views(m, n, k, dst, false, lhs, rhs, false);
-}
-
-/// `out = relu(out + bias)` row by row (`bias` has one entry per column).
-fn add_bias_relu(out: &mut [f32], bias: &[f32]) {
-    for row in out.chunks_exact_mut(bias.len()) {
-        for (o, b) in row.iter_mut().zip(bias) {
-            *o = (*o + b).max(0.0);
-        }
-    }
-}
-
-/// `out = out + bias` row by row.
-fn add_bias(out: &mut [f32], bias: &[f32]) {
-    for row in out.chunks_exact_mut(bias.len()) {
-        for (o, b) in row.iter_mut().zip(bias) {
-            *o += b;
-        }
-    }
-}
-
-/// `out = relu(out + bias + skip)` row by row.
-fn add_bias_skip_relu(out: &mut [f32], bias: &[f32], skip: &[f32]) {
-    let n = bias.len();
-    for (row, s) in out.chunks_exact_mut(n).zip(skip.chunks_exact(n)) {
-        for ((o, b), s) in row.iter_mut().zip(bias).zip(s) {
-            *o = (*o + b + s).max(0.0);
-        }
-    }
-}
-
-impl Dense {
-    /// `out[rows, outputs] = x[rows, inputs] W` (no bias yet).
-    fn apply(&self, rows: usize, x: &[f32], out: &mut [f32]) {
-        matmul(rows, self.inputs, self.outputs, x, &self.weight, out);
-    }
-}
-
 impl CpuNet {
-    /// Copies `net`'s weights (batch norm in inference mode) for a board of
-    /// `board x board` squares, `planes` input planes and `policy` outputs.
-    pub(crate) fn new(
-        net: &PolicyValueNet,
-        planes: usize,
-        board: usize,
-        policy: usize,
-    ) -> Result<CpuNet, ModelError> {
+    /// The kernels' form of `plan` (batch norm in inference mode) for a
+    /// board of `board x board` squares, `planes` input planes and `policy` outputs.
+    pub(crate) fn new(plan: &NetPlan, planes: usize, board: usize, policy: usize) -> CpuNet {
         let area = board * board;
-        let (body, value_fc1) = if let Some(r) = &net.resnet {
-            let policy_conv = conv_from(&r.policy_conv, None)?;
-            let value_conv = conv_from(&r.value_conv, None)?;
-            let policy_fc =
-                channels_last_rows(dense_from(&r.policy_fc)?, policy_conv.outputs, area);
-            let value_fc1 =
-                channels_last_rows(dense_from(&net.value_fc1)?, value_conv.outputs, area);
-            let blocks = r
-                .blocks
-                .iter()
-                .map(|b| {
-                    Ok(Block {
-                        a: conv_from(&b.a, None)?,
-                        b: conv_from(&b.b, b.skip_scale.as_ref())?,
+        let body = match &plan.body {
+            PlanBody::Resnet(r) => Body::Resnet {
+                stem: Conv::folded(&r.stem, 1.0),
+                blocks: r
+                    .blocks
+                    .iter()
+                    .map(|b| Block {
+                        a: Conv::folded(&b.a, 1.0),
+                        b: Conv::folded(&b.b, b.scale.unwrap_or(1.0)),
                     })
-                })
-                .collect::<Result<Vec<_>, ModelError>>()?;
-            let body = Body::Resnet {
-                stem: conv_from(&r.stem, None)?,
-                blocks,
-                policy_conv,
-                policy_fc,
-                value_conv,
-            };
-            (body, value_fc1)
-        } else if let Some(m) = &net.mlp {
-            let layers = m.layers.iter().map(dense_from).collect::<Result<_, _>>()?;
-            let body = Body::Mlp {
-                layers,
-                policy_fc: dense_from(&m.policy_fc)?,
-            };
-            (body, dense_from(&net.value_fc1)?)
-        } else {
-            return Err(ModelError::Backend("the net has no body".into()));
+                    .collect(),
+                policy_conv: Conv::folded(&r.policy_conv, 1.0),
+                policy_fc: r.policy_fc.clone(),
+                value_conv: Conv::folded(&r.value_conv, 1.0),
+            },
+            PlanBody::Mlp(m) => Body::Mlp {
+                layers: m.layers.clone(),
+                policy_fc: m.policy_fc.clone(),
+            },
         };
         // The largest per-position working buffer: the unfolded input of the
         // widest 3x3 convolution, or an MLP's widest layer.
@@ -579,17 +208,17 @@ impl CpuNet {
         };
         let bytes_per_position = (floats_per_position * 4).max(1);
         let block_positions = (BLOCK_BYTES / bytes_per_position).clamp(1, 256);
-        Ok(CpuNet {
+        CpuNet {
             block_positions,
             planes,
             area,
             policy,
             body,
-            value_fc1,
-            value_fc2: dense_from(&net.value_fc2)?,
-            moves_left_fc: net.moves_left_fc.as_ref().map(dense_from).transpose()?,
+            value_fc1: plan.value_fc1.clone(),
+            value_fc2: plan.value_fc2.clone(),
+            moves_left_fc: plan.moves_left_fc.clone(),
             unfold: Unfold3x3::new(board),
-        })
+        }
     }
 
     /// Whether the net has a moves-left head.
@@ -774,9 +403,11 @@ impl CpuNet {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::net::PolicyValueNetConfig;
+    use crate::kernels::layers::floats;
+    use crate::net::{ConvBn, PolicyValueNet, PolicyValueNetConfig};
     use crate::{NetConfig, NetNorm};
-    use burn::module::RunningState;
+    use burn::module::{Param, RunningState};
+    use burn::prelude::*;
     use burn::tensor::Distribution;
 
     /// A net whose batch-norm statistics, affine terms and block scales are
@@ -818,7 +449,7 @@ pub(crate) mod tests {
     fn compare(net: &NetConfig, board: usize, policy: usize, batch: usize) {
         let device = Device::flex();
         let pv = random_net(net, board, policy, &device);
-        let cpu = CpuNet::new(&pv, 7, board, policy).unwrap();
+        let cpu = CpuNet::new(&NetPlan::read(&pv, board).unwrap(), 7, board, policy);
         let len = 7 * board * board;
         // Sparse 0/1 planes like real encodings, plus a dense scalar plane.
         let inputs: Vec<f32> = (0..batch * len)
@@ -909,45 +540,5 @@ pub(crate) mod tests {
             ..NetConfig::mlp(1, 16)
         };
         compare(&net, 10, 2500, 4);
-    }
-
-    #[test]
-    fn neighbour_table_and_runs_cover_the_3x3_window() {
-        let table = neighbour_table(8);
-        // Corner a1 (square 0): only right, up and diagonal neighbours exist.
-        let o = OFF_BOARD;
-        assert_eq!(table[..9], [o, o, o, o, 0, 1, o, 8, 9]);
-        // An inner square sees all nine.
-        assert_eq!(table[27 * 9..28 * 9], [18, 19, 20, 26, 27, 28, 34, 35, 36]);
-        let (runs, start, edge) = unfold_runs(8);
-        // Inner squares: one run per kernel row; corners two runs of two.
-        assert_eq!(start[28] - start[27], 3);
-        assert_eq!(
-            runs[start[0]..start[1]],
-            [
-                Run {
-                    kernel: 4,
-                    square: 0,
-                    len: 2
-                },
-                Run {
-                    kernel: 7,
-                    square: 8,
-                    len: 2
-                }
-            ]
-        );
-        assert!(edge[0] && !edge[27] && edge[7] && edge[56]);
-        // Every on-board neighbour is copied exactly once, to its kernel slot.
-        for sq in 0..64 {
-            let mut filled = [OFF_BOARD; 9];
-            for r in &runs[start[sq]..start[sq + 1]] {
-                for i in 0..r.len {
-                    assert_eq!(filled[r.kernel + i], OFF_BOARD);
-                    filled[r.kernel + i] = (r.square + i) as u32;
-                }
-            }
-            assert_eq!(filled[..], table[sq * 9..sq * 9 + 9], "square {sq}");
-        }
     }
 }

@@ -1,0 +1,138 @@
+//! English PDN written by tammi, replayed by an independent reader
+//! (pydraughts, through `scripts/pdn_check.py`): every move must be legal on
+//! its board and every stated result must be the one its board reaches
+//! (`1-0`: Black, the side that moves first, has won).
+//!
+//! pydraughts is a Python package (`pip install pydraughts`); `.ci/run`
+//! installs it and sets `TAMMI_REQUIRE_PYDRAUGHTS`, so in CI a missing
+//! reader is a failure.  Elsewhere the test says it was skipped.
+
+mod common;
+use common::tammi;
+use std::path::Path;
+use std::process::Command;
+
+fn pydraughts_available() -> bool {
+    Command::new("python3")
+        .args(["-c", "import draughts"])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// Runs the checker on `files`: its exit code and output.
+fn check(files: &[&Path]) -> (i32, String) {
+    let out = Command::new("python3")
+        .arg("scripts/pdn_check.py")
+        .args(files)
+        .output()
+        .expect("run python3");
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    (out.status.code().unwrap_or(-1), text)
+}
+
+/// `(games, black wins, white wins, draws, failed)` summed over the checker's summary lines.
+fn totals(text: &str) -> [u64; 5] {
+    let mut t = [0u64; 5];
+    for line in text
+        .lines()
+        .filter(|l| l.contains("replayed by pydraughts"))
+    {
+        let numbers: Vec<u64> = line
+            .split(|c: char| !c.is_ascii_digit())
+            .filter_map(|w| w.parse().ok())
+            .collect();
+        // "... N games ..., B won by Black (1-0), W by White (0-1), D drawn; F failed"
+        let n = numbers.len();
+        let [games, black, _, _, white, _, _, draws, failed] = numbers[n - 9..] else {
+            panic!("unexpected summary: {line}")
+        };
+        for (k, v) in [games, black, white, draws, failed].into_iter().enumerate() {
+            t[k] += v;
+        }
+    }
+    t
+}
+
+#[test]
+fn match_and_selfplay_pdn_replay_in_pydraughts_with_the_stated_results() {
+    if !pydraughts_available() {
+        assert!(
+            std::env::var_os("TAMMI_REQUIRE_PYDRAUGHTS").is_none(),
+            "pydraughts is required here (TAMMI_REQUIRE_PYDRAUGHTS is set): pip install pydraughts"
+        );
+        eprintln!("skipped: pydraughts is not installed (pip install pydraughts; CI installs it)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let strong = dir.path().join("strong.pdn");
+    let even = dir.path().join("even.pdn");
+    let shards = dir.path().join("shards");
+    // Wins for both colours: a searching player against a random one, colours swapped.
+    let (code, _, err) = tammi(&[
+        "match",
+        "--a",
+        "alphabeta:depth=3",
+        "--b",
+        "random",
+        "--games",
+        "8",
+        "--threads",
+        "1",
+        "--seed",
+        "5",
+        "--pdn",
+        strong.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    // Equal players: draws (repetition, the move rule or the ply cap) too.
+    let (code, _, err) = tammi(&[
+        "match",
+        "--a",
+        "alphabeta:depth=2",
+        "--b",
+        "alphabeta:depth=2",
+        "--games",
+        "4",
+        "--threads",
+        "1",
+        "--seed",
+        "6",
+        "--pdn",
+        even.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    // Self-play games, as the trainer writes them.
+    let (code, _, err) = tammi(&[
+        "selfplay",
+        "--config",
+        "configs/tiny.toml",
+        "--games",
+        "8",
+        "--out",
+        shards.to_str().unwrap(),
+        "--seed",
+        "2",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let selfplay = shards.join("shard-s2-00000.pdn");
+
+    let (code, text) = check(&[&strong, &even, &selfplay]);
+    assert_eq!(code, 0, "{text}");
+    let [games, black, white, _, failed] = totals(&text);
+    assert_eq!((games, failed), (20, 0), "{text}");
+    assert!(black > 0 && white > 0, "wins for both colours: {text}");
+
+    // The checker can fail: a game whose stated winner is swapped is caught.
+    let pdn = std::fs::read_to_string(&strong).unwrap();
+    let swapped = if pdn.contains("[Result \"1-0\"]") {
+        pdn.replacen("[Result \"1-0\"]", "[Result \"0-1\"]", 1)
+    } else {
+        pdn.replacen("[Result \"0-1\"]", "[Result \"1-0\"]", 1)
+    };
+    let bad = dir.path().join("swapped.pdn");
+    std::fs::write(&bad, swapped).unwrap();
+    let (code, text) = check(&[&bad]);
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("pydraughts finds"), "{text}");
+}
