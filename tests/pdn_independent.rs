@@ -54,6 +54,26 @@ fn totals(text: &str) -> [u64; 5] {
     t
 }
 
+/// `tammi match` of `a` against `b`, its games written to `pdn`.
+fn play_match(a: &str, b: &str, games: &str, seed: &str, pdn: &Path) {
+    let (code, _, err) = tammi(&[
+        "match",
+        "--a",
+        a,
+        "--b",
+        b,
+        "--games",
+        games,
+        "--threads",
+        "1",
+        "--seed",
+        seed,
+        "--pdn",
+        pdn.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+}
+
 #[test]
 fn match_and_selfplay_pdn_replay_in_pydraughts_with_the_stated_results() {
     if !pydraughts_available() {
@@ -69,39 +89,9 @@ fn match_and_selfplay_pdn_replay_in_pydraughts_with_the_stated_results() {
     let even = dir.path().join("even.pdn");
     let shards = dir.path().join("shards");
     // Wins for both colours: a searching player against a random one, colours swapped.
-    let (code, _, err) = tammi(&[
-        "match",
-        "--a",
-        "alphabeta:depth=3",
-        "--b",
-        "random",
-        "--games",
-        "8",
-        "--threads",
-        "1",
-        "--seed",
-        "5",
-        "--pdn",
-        strong.to_str().unwrap(),
-    ]);
-    assert_eq!(code, 0, "{err}");
+    play_match("alphabeta:depth=3", "random", "8", "5", &strong);
     // Equal players: draws (repetition, the move rule or the ply cap) too.
-    let (code, _, err) = tammi(&[
-        "match",
-        "--a",
-        "alphabeta:depth=2",
-        "--b",
-        "alphabeta:depth=2",
-        "--games",
-        "4",
-        "--threads",
-        "1",
-        "--seed",
-        "6",
-        "--pdn",
-        even.to_str().unwrap(),
-    ]);
-    assert_eq!(code, 0, "{err}");
+    play_match("alphabeta:depth=2", "alphabeta:depth=2", "4", "6", &even);
     // Self-play games, as the trainer writes them.
     let (code, _, err) = tammi(&[
         "selfplay",
