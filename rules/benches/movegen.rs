@@ -15,6 +15,7 @@ fn perft_bench(c: &mut Criterion) {
         (Variant::International, 7),
         (Variant::Russian, 8),
         (Variant::Brazilian, 8),
+        (Variant::Finnish, 9),
     ] {
         let start = Position::start(variant);
         let leaves = perft(&start, depth, PerftMode::Paths);

@@ -15,8 +15,8 @@
 use crate::geometry::{Bits, Geometry};
 use crate::moves::{MAX_LANDINGS, Move, MoveList};
 use crate::variant::{
-    BRAZILIAN, CapturePrecedence, Color, ENGLISH, INTERNATIONAL, ITALIAN, PromotionInCapture,
-    RUSSIAN, RuleSet,
+    BRAZILIAN, CapturePrecedence, Color, ENGLISH, FINNISH, INTERNATIONAL, ITALIAN,
+    PromotionInCapture, RUSSIAN, RuleSet,
 };
 
 /// A variant's rules as compile-time constants.
@@ -30,6 +30,7 @@ pub(crate) trait Rules {
     /// Row where white men are crowned (the top row).
     const WHITE_PROMO: u64 = Self::G.top_rows(1);
     const FLYING: bool = Self::RS.flying_kings;
+    const LANDS_TO_CONTINUE: bool = Self::RS.king_lands_to_continue;
     const MEN_BACK: bool = Self::RS.men_capture_backward;
     const PREC: CapturePrecedence = Self::RS.precedence;
     const PROMO: PromotionInCapture = Self::RS.promotion_in_capture;
@@ -41,6 +42,7 @@ pub(crate) struct ItalianRules;
 pub(crate) struct InternationalRules;
 pub(crate) struct RussianRules;
 pub(crate) struct BrazilianRules;
+pub(crate) struct FinnishRules;
 
 impl Rules for EnglishRules {
     const RS: RuleSet = ENGLISH;
@@ -56,6 +58,9 @@ impl Rules for RussianRules {
 }
 impl Rules for BrazilianRules {
     const RS: RuleSet = BRAZILIAN;
+}
+impl Rules for FinnishRules {
+    const RS: RuleSet = FINNISH;
 }
 
 /// Runs `$body` with `$r` bound to the `Rules` type of `$variant`.
@@ -80,6 +85,10 @@ macro_rules! dispatch {
             }
             $crate::variant::Variant::Brazilian => {
                 type $r = $crate::movegen::BrazilianRules;
+                $body
+            }
+            $crate::variant::Variant::Finnish => {
+                type $r = $crate::movegen::FinnishRules;
                 $body
             }
         }
@@ -727,9 +736,9 @@ impl<R: Rules, S: Sink, const WHITE: bool> Dfs<'_, R, S, WHITE> {
                 landings |= land;
                 land = step::<R>(land, d) & self.empty;
             }
-            if R::PREC == CapturePrecedence::Free {
-                // Without a majority rule the king must still stop where it can
-                // go on capturing, if there is such a square.
+            if R::LANDS_TO_CONTINUE {
+                // The king must stop where it can go on capturing, if there is
+                // such a square (Russian).
                 let mut continuing = 0u64;
                 for b in Bits(landings) {
                     if self.king_can_capture(1 << b, cap) {

@@ -34,21 +34,32 @@ fn generate<R: Rules>(b: &Board, list: &mut MoveList) {
     movegen::generate::<R, _>(b, &mut sink);
 }
 
+/// Counts with `leaf` the children of `b`'s simple moves as they are
+/// generated (never listed), and lists its captures in `list`: a ply above
+/// the leaves, only captures need a child board built and walked.
+fn count_simple_children<R: Rules>(
+    b: &Board,
+    list: &mut MoveList,
+    leaf: impl FnMut(&Board) -> u64,
+) -> u64 {
+    list.clear();
+    let mut sink = ChildCountSink {
+        board: *b,
+        total: 0,
+        captures: ListSink { list, best: 0 },
+        leaf,
+    };
+    movegen::generate::<R, _>(b, &mut sink);
+    sink.total
+}
+
 fn paths<R: Rules>(b: &Board, depth: u32, lists: &mut [MoveList]) -> u64 {
     if depth == 1 {
         return movegen::count::<R>(b);
     }
     let (list, rest) = lists.split_first_mut().expect("one list per ply");
     if depth == 2 {
-        list.clear();
-        let mut sink = ChildCountSink {
-            board: *b,
-            total: 0,
-            captures: ListSink { list, best: 0 },
-            leaf: |c: &Board| movegen::count::<R>(c),
-        };
-        movegen::generate::<R, _>(b, &mut sink);
-        let mut total = sink.total;
+        let mut total = count_simple_children::<R>(b, list, |c| movegen::count::<R>(c));
         for m in list.iter() {
             total += movegen::count::<R>(&b.after(m));
         }
@@ -75,15 +86,7 @@ fn unique<R: Rules>(
     let mut total = 0;
     if depth == 2 {
         // Simple moves are never duplicates: count their children at once.
-        list.clear();
-        let mut sink = ChildCountSink {
-            board: *b,
-            total: 0,
-            captures: ListSink { list, best: 0 },
-            leaf: |c: &Board| movegen::count_unique::<R>(c, keys),
-        };
-        movegen::generate::<R, _>(b, &mut sink);
-        total = sink.total;
+        total = count_simple_children::<R>(b, list, |c| movegen::count_unique::<R>(c, keys));
     } else {
         generate::<R>(b, list);
     }

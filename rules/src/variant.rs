@@ -91,6 +91,12 @@ pub struct RuleSet {
     pub first_to_move: Color,
     /// Kings move and capture any distance along a diagonal.
     pub flying_kings: bool,
+    /// A flying king that can land, beyond a captured piece, on a square from
+    /// which it goes on capturing must land on such a square (Russian); when
+    /// false it may stop on any empty square beyond the piece, and goes on
+    /// capturing only if it can from there (Finnish folk tammi).  Majority
+    /// rules make the choice by themselves, so they leave it false.
+    pub king_lands_to_continue: bool,
     /// Men may capture backwards.
     pub men_capture_backward: bool,
     /// Men may capture kings (false in Italian).
@@ -120,16 +126,21 @@ pub enum Variant {
     Russian,
     /// Brazilian draughts: international rules on 8x8.
     Brazilian,
+    /// Finnish folk tammi (RULES.md §4.2, the folk default): English board,
+    /// setup and men, flying kings that may stop anywhere beyond a captured
+    /// piece, free choice among captures, the move ends on crowning.
+    Finnish,
 }
 
 impl Variant {
     /// Every implemented variant.
-    pub const ALL: [Variant; 5] = [
+    pub const ALL: [Variant; 6] = [
         Variant::English,
         Variant::Italian,
         Variant::International,
         Variant::Russian,
         Variant::Brazilian,
+        Variant::Finnish,
     ];
 
     /// The name used on the command line and in files.
@@ -140,10 +151,13 @@ impl Variant {
             Variant::International => "international",
             Variant::Russian => "russian",
             Variant::Brazilian => "brazilian",
+            Variant::Finnish => "finnish",
         }
     }
 
-    /// The PDN `GameType` number of the variant.
+    /// The PDN `GameType` number of the variant.  PDN assigns none to
+    /// Finnish tammi; tammi writes 101 for it (readers that do not know the
+    /// number refuse the game rather than play it by other rules).
     pub const fn pdn_game_type(self) -> u8 {
         match self {
             Variant::English => 21,
@@ -151,6 +165,7 @@ impl Variant {
             Variant::International => 20,
             Variant::Russian => 25,
             Variant::Brazilian => 26,
+            Variant::Finnish => 101,
         }
     }
 
@@ -167,6 +182,7 @@ impl Variant {
             Variant::International => INTERNATIONAL,
             Variant::Russian => RUSSIAN,
             Variant::Brazilian => BRAZILIAN,
+            Variant::Finnish => FINNISH,
         }
     }
 
@@ -275,6 +291,7 @@ pub const ENGLISH: RuleSet = RuleSet {
     setup_rows: 3,
     first_to_move: Color::Black,
     flying_kings: false,
+    king_lands_to_continue: false,
     men_capture_backward: false,
     man_captures_king: true,
     promotion_in_capture: PromotionInCapture::EndsMove,
@@ -298,6 +315,7 @@ pub const RUSSIAN: RuleSet = RuleSet {
     setup_rows: 3,
     first_to_move: Color::White,
     flying_kings: true,
+    king_lands_to_continue: true,
     men_capture_backward: true,
     man_captures_king: true,
     promotion_in_capture: PromotionInCapture::ContinuesAsKing,
@@ -310,6 +328,7 @@ pub const RUSSIAN: RuleSet = RuleSet {
 pub const INTERNATIONAL: RuleSet = RuleSet {
     geometry: Geometry::TEN,
     setup_rows: 4,
+    king_lands_to_continue: false,
     promotion_in_capture: PromotionInCapture::OnlyAtEnd,
     precedence: CapturePrecedence::Majority,
     ..RUSSIAN
@@ -320,6 +339,15 @@ pub const BRAZILIAN: RuleSet = RuleSet {
     geometry: Geometry::EIGHT,
     setup_rows: 3,
     ..INTERNATIONAL
+};
+
+/// Finnish folk tammi, the folk default of RULES.md §4.2: English in all
+/// but the kings, which fly and may stop on any empty square beyond a
+/// captured piece (captured pieces stay on the board, blocking, until the
+/// move ends, as in every variant here).
+pub const FINNISH: RuleSet = RuleSet {
+    flying_kings: true,
+    ..ENGLISH
 };
 
 #[cfg(test)]

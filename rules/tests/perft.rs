@@ -56,6 +56,17 @@ fn brazilian_to_depth_7() {
 }
 
 #[test]
+fn finnish_to_depth_8_equals_english() {
+    // RULES.md §6.5: folk tammi differs from English only in its kings, and
+    // the first kings appear at ply 8 without having moved yet.
+    check(
+        Variant::Finnish,
+        &[7, 49, 302, 1469, 7361, 36768, 179740, 845931],
+        PerftMode::Paths,
+    );
+}
+
+#[test]
 fn unique_equals_paths_where_no_loops_are_possible() {
     let start = Position::start(Variant::English);
     for d in 1..=7 {

@@ -93,6 +93,12 @@ fn rules(v: Variant) -> Rules {
             choice: Choice::Majority,
             ..english
         },
+        // RULES.md §4.2, folk default: English, with flying kings that may
+        // stop on any empty square beyond the piece they take.
+        Variant::Finnish => Rules {
+            flying: true,
+            ..english
+        },
     }
 }
 
@@ -699,6 +705,7 @@ variant_properties!(italian, Variant::Italian, 1000, 40000);
 variant_properties!(international, Variant::International, 500, 25000);
 variant_properties!(russian, Variant::Russian, 1000, 40000);
 variant_properties!(brazilian, Variant::Brazilian, 1000, 40000);
+variant_properties!(finnish, Variant::Finnish, 1000, 40000);
 
 /// Perft `Paths` counts every capture path, `Unique` counts moves with the same
 /// origin, destination and captured set once (checked against the reference to depth 2).
@@ -777,12 +784,15 @@ fn reference_numbering_agrees_with_rules_md() {
 
 #[test]
 fn reference_reproduces_published_perft() {
-    let table: [(Variant, &[u64]); 5] = [
+    // Folk tammi gives the English figures (RULES.md §6.5): its first kings
+    // appear at ply 8 and have not moved yet.
+    let table: [(Variant, &[u64]); 6] = [
         (Variant::English, &[7, 49, 302, 1469, 7361, 36768]),
         (Variant::Italian, &[7, 49, 302, 1469, 7361, 36473]),
         (Variant::International, &[9, 81, 658, 4265, 27117]),
         (Variant::Russian, &[7, 49, 302, 1469, 7482, 37986]),
         (Variant::Brazilian, &[7, 49, 302, 1469, 7473, 37628]),
+        (Variant::Finnish, &[7, 49, 302, 1469, 7361, 36768]),
     ];
     for (v, expected) in table {
         let b = Board::from_position(&Position::start(v));

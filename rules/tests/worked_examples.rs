@@ -1,4 +1,5 @@
-//! The worked examples of RULES.md §6.1 (English, E1–E8) and §6.2 (Italian, I0–I7).
+//! The worked examples of RULES.md §6.1 (English, E1–E8), §6.2 (Italian, I0–I7)
+//! and §6.4 (Finnish folk tammi, F1–F2; F3 needs huffing, not built yet).
 //!
 //! Each test asserts the complete legal move set as text and, where RULES.md
 //! states it, the position after the move.
@@ -270,4 +271,39 @@ fn italian_precedence_removes_candidates_that_free_choice_allows() {
         let en = pos(Variant::English, &english);
         assert_eq!(en.legal_moves().len(), free, "{fen} = english {english}");
     }
+}
+
+// ---------------------------------------------------------------------------
+// §6.4 Finnish folk tammi (folk default, English geometry)
+// ---------------------------------------------------------------------------
+
+#[test]
+fn f1_flying_king_moves_the_whole_diagonal() {
+    let p = pos(Variant::Finnish, "B:W32:BK29");
+    assert_legal(
+        &p,
+        &["29-25", "29-22", "29-18", "29-15", "29-11", "29-8", "29-4"],
+    );
+    // The English king steps one square.
+    assert_legal(&pos(Variant::English, "B:W32:BK29"), &["29-25"]);
+}
+
+#[test]
+fn f2_flying_king_captures_from_afar_and_lands_anywhere_beyond() {
+    let p = pos(Variant::Finnish, "B:W18:BK29");
+    assert_legal(&p, &["29x15", "29x11", "29x8", "29x4"]);
+    // Short kings (English): the piece on 18 is out of reach.
+    assert_legal(&pos(Variant::English, "B:W18:BK29"), &["29-25"]);
+}
+
+#[test]
+fn finnish_king_may_stop_where_it_cannot_go_on_unlike_russian() {
+    // Beyond 18 the king may stop on 15 (from where it must go on over 10),
+    // or on 11, 8 or 4, where the capture ends.  A Russian king must stop
+    // where it can go on.
+    let fen = "B:W10,18:BK29";
+    let finnish = pos(Variant::Finnish, fen);
+    assert_legal(&finnish, &["29x15x6", "29x15x1", "29x11", "29x8", "29x4"]);
+    assert_illegal(&finnish, "29x15");
+    assert_legal(&pos(Variant::Russian, fen), &["29x15x6", "29x15x1"]);
 }
