@@ -25,18 +25,19 @@ import sys
 
 
 def set_key(text, dotted, value):
-    section, key = dotted.split(".", 1)
+    """Sets `section.key` (the section may be dotted: `train.window.alpha`)."""
+    section, key = dotted.rsplit(".", 1)
     lines = text.split("\n")
     current = None
     for i, line in enumerate(lines):
-        m = re.match(r"^\[(\w+)\]\s*$", line)
+        m = re.match(r"^\[([\w.]+)\]\s*$", line)
         if m:
             current = m.group(1)
             continue
         if current == section and re.match(rf"^{re.escape(key)}\s*=", line):
             lines[i] = f"{key} = {value}"
             return "\n".join(lines)
-    # Not present: add it at the end of its section.
+    # Not present: add it at the end of its section, or add the section.
     for i, line in enumerate(lines):
         if line.strip() == f"[{section}]":
             j = i + 1
@@ -44,6 +45,8 @@ def set_key(text, dotted, value):
                 j += 1
             lines.insert(j, f"{key} = {value}")
             return "\n".join(lines)
+    if "." in section:
+        return text.rstrip("\n") + f"\n\n[{section}]\n{key} = {value}\n"
     raise SystemExit(f"no section [{section}] in the base config")
 
 

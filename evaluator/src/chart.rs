@@ -42,13 +42,14 @@ fn font_available() -> bool {
     })
 }
 
-/// Why a chart could not be written.
+/// Why a chart could not be written: the drawing library's error, kept as
+/// the source.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
-pub struct ChartError(pub String);
+pub struct ChartError(#[source] Box<dyn std::error::Error + Send + Sync>);
 
-fn err<E: std::fmt::Display>(e: E) -> ChartError {
-    ChartError(e.to_string())
+fn err<E: Into<Box<dyn std::error::Error + Send + Sync>>>(e: E) -> ChartError {
+    ChartError(e.into())
 }
 
 /// Draws the rating list as points with 95% error bars, best at the top.

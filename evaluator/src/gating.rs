@@ -7,9 +7,9 @@
 //! `accept_score` — the fallback the trainer needs so that every generation
 //! ends with a decision.
 
-use crate::matchplay::{MatchConfig, MatchResult, run_match};
+use crate::matchplay::{MatchConfig, MatchError, MatchResult, run_match};
 use crate::openings::Opening;
-use crate::spec::{PlayerSpec, SpecError};
+use crate::spec::PlayerSpec;
 use crate::stats::{Sprt, SprtDecision};
 use tammi_rules::Variant;
 
@@ -43,7 +43,7 @@ pub fn gate(
     best: &PlayerSpec,
     cfg: &GateConfig,
     progress: impl Fn(&crate::matchplay::MatchProgress) + Sync,
-) -> Result<GateResult, SpecError> {
+) -> Result<GateResult, MatchError> {
     let match_cfg = MatchConfig {
         variant: cfg.variant,
         a: candidate.clone(),

@@ -14,4 +14,6 @@ pub mod stats;
 pub mod tt;
 
 pub use alphabeta::{AlphaBeta, MATE, SearchLimits, SearchOptions, SearchResult, TABLE_WIN};
+pub use matchplay::MatchError;
+pub use player::PlayerError;
 pub use spec::{PlayerSpec, SpecError};

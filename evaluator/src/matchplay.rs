@@ -5,14 +5,14 @@
 //! Games end only by the variant's rules.  A ply cap, if set, ends a game as
 //! a draw by adjudication, counted and reported separately.
 
-use crate::openings::Opening;
-use crate::player::PlayerFactory;
-use crate::spec::{PlayerSpec, SpecError};
+use crate::openings::{Opening, OpeningError};
+use crate::player::{PlayerError, PlayerFactory};
+use crate::spec::PlayerSpec;
 use crate::stats::{PairCounts, Sprt, SprtDecision, Wdl};
 use rayon::prelude::*;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
-use tammi_rules::{Color, Variant, write_pdn};
+use tammi_rules::{Color, GameError, Variant, write_pdn};
 
 /// What to play.
 #[derive(Clone)]
@@ -152,6 +152,30 @@ impl MatchResult {
     }
 }
 
+/// Why a match (or a gate) stopped before its end.
+#[derive(Debug, thiserror::Error)]
+pub enum MatchError {
+    /// The match was given no openings.
+    #[error("no openings to play")]
+    NoOpenings,
+    /// An opening could not be played out.
+    #[error(transparent)]
+    Opening(#[from] OpeningError),
+    /// A player could not be made or could not move.
+    #[error(transparent)]
+    Player(#[from] PlayerError),
+    /// A player chose a move that is not legal (a bug in that player).
+    #[error("{player} chose an illegal move: {source}")]
+    IllegalMove {
+        player: String,
+        #[source]
+        source: GameError,
+    },
+    /// The worker threads could not be started.
+    #[error("cannot start worker threads: {0}")]
+    Threads(#[source] rayon::ThreadPoolBuildError),
+}
+
 /// Plays one game; leg 0 gives A the side that moves first.
 fn play_game(
     cfg: &MatchConfig,
@@ -159,15 +183,13 @@ fn play_game(
     opening: &Opening,
     pair: usize,
     leg: usize,
-) -> Result<GameRecord, SpecError> {
+) -> Result<GameRecord, MatchError> {
     let seed = cfg.seed ^ (pair as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ leg as u64;
     let mut a = players[0].make(seed);
     let mut b = players[1].make(seed ^ 0x5555);
     a.new_game();
     b.new_game();
-    let mut game = opening
-        .game(cfg.variant)
-        .map_err(|e| SpecError(e.to_string()))?;
+    let mut game = opening.game(cfg.variant)?;
     let first = cfg.variant.rules().first_to_move;
     let a_color = if leg == 0 { first } else { first.opponent() };
     let mut adjudicated = false;
@@ -177,13 +199,12 @@ fn play_game(
             break;
         }
         let mover = game.position().side_to_move();
-        let (m, _) = if mover == a_color {
-            a.choose(&game).map_err(|e| SpecError(e.to_string()))?
-        } else {
-            b.choose(&game).map_err(|e| SpecError(e.to_string()))?
-        };
-        game.play(&m)
-            .map_err(|e| SpecError(format!("a player chose an illegal move: {e}")))?;
+        let player = if mover == a_color { &mut a } else { &mut b };
+        let (m, _) = player.choose(&game)?;
+        game.play(&m).map_err(|source| MatchError::IllegalMove {
+            player: player.name(),
+            source,
+        })?;
     }
     let (a_score, reason) = match game.outcome() {
         Some(o) => (o.score_for(a_color), o.reason.name().to_string()),
@@ -224,9 +245,9 @@ fn play_game(
 pub fn run_match(
     cfg: &MatchConfig,
     progress: impl Fn(&MatchProgress) + Sync,
-) -> Result<MatchResult, SpecError> {
+) -> Result<MatchResult, MatchError> {
     if cfg.openings.is_empty() {
-        return Err(SpecError("no openings to play".into()));
+        return Err(MatchError::NoOpenings);
     }
     // Models and tables load once, before any game (a bad spec fails here).
     let players = [
@@ -236,13 +257,13 @@ pub fn run_match(
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(cfg.threads.max(1))
         .build()
-        .map_err(|e| SpecError(format!("cannot start worker threads: {e}")))?;
+        .map_err(MatchError::Threads)?;
     let records: Mutex<(Vec<GameRecord>, Wdl)> = Mutex::new((Vec::new(), Wdl::default()));
     let pair_results: Mutex<PairCounts> = Mutex::new(PairCounts::default());
     let decision: Mutex<Option<SprtDecision>> =
         Mutex::new(cfg.sprt.map(|_| SprtDecision::Continue));
     let stop = AtomicBool::new(false);
-    let error: Mutex<Option<SpecError>> = Mutex::new(None);
+    let error: Mutex<Option<MatchError>> = Mutex::new(None);
     let total = cfg.pairs * 2;
     pool.install(|| {
         (0..cfg.pairs)

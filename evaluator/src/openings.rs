@@ -13,7 +13,7 @@ use rand_chacha::ChaCha8Rng;
 use std::collections::HashSet;
 use std::fmt;
 use std::path::{Path, PathBuf};
-use tammi_rules::{Game, Position, Variant, move_text, sorted_texts};
+use tammi_rules::{Game, GameError, Outcome, Position, Variant, move_text, sorted_texts};
 
 /// The shipped English deck.
 pub const ENGLISH_DECK: &str = include_str!("../data/english-3move.txt");
@@ -29,15 +29,17 @@ impl Opening {
     pub fn game(&self, variant: Variant) -> Result<Game, OpeningError> {
         let mut game = Game::start(variant);
         for m in &self.moves {
-            game.play_text(m).map_err(|e| {
-                OpeningError(format!("opening '{}': move {m}: {e}", self.moves.join(" ")))
+            game.play_text(m).map_err(|source| OpeningError::Move {
+                opening: self.to_string(),
+                mv: m.clone(),
+                source,
             })?;
         }
-        if let Some(o) = game.outcome() {
-            return Err(OpeningError(format!(
-                "opening '{}' ends the game ({o})",
-                self.moves.join(" ")
-            )));
+        if let Some(outcome) = game.outcome() {
+            return Err(OpeningError::EndsGame {
+                opening: self.to_string(),
+                outcome,
+            });
         }
         Ok(game)
     }
@@ -70,9 +72,7 @@ impl std::str::FromStr for OpeningSource {
                 .parse::<u32>()
                 .ok()
                 .filter(|&k| (1..=40).contains(&k))
-                .ok_or_else(|| {
-                    OpeningError(format!("random:K needs K between 1 and 40, not '{k}'"))
-                })?;
+                .ok_or_else(|| OpeningError::RandomPlies(k.to_string()))?;
             Ok(OpeningSource::Random { plies })
         } else {
             Ok(OpeningSource::File(PathBuf::from(s)))
@@ -81,9 +81,44 @@ impl std::str::FromStr for OpeningSource {
 }
 
 /// A bad opening source or opening.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct OpeningError(pub String);
+#[derive(Debug, thiserror::Error)]
+pub enum OpeningError {
+    /// A move of an opening is not legal where it is played.
+    #[error("opening '{opening}': move {mv}: {source}")]
+    Move {
+        opening: String,
+        mv: String,
+        #[source]
+        source: GameError,
+    },
+    /// The opening's moves end the game: nothing would be left to play.
+    #[error("opening '{opening}' ends the game ({outcome})")]
+    EndsGame { opening: String, outcome: Outcome },
+    /// `random:K` with K outside 1..=40.
+    #[error("random:K needs K between 1 and 40, not '{0}'")]
+    RandomPlies(String),
+    /// A line of an openings file or deck is bad.
+    #[error("{origin} line {line}: {source}")]
+    Line {
+        origin: String,
+        line: usize,
+        #[source]
+        source: Box<OpeningError>,
+    },
+    /// An openings file or deck holds no opening.
+    #[error("{0}: no openings")]
+    Empty(String),
+    /// `ballot` for a variant that has no deck.
+    #[error("there is no ballot deck for {0}; use random:K or a file")]
+    NoBallot(Variant),
+    /// An openings file could not be read.
+    #[error("cannot read openings file {}: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
 
 /// Parses opening lines, checking every move.
 pub fn parse_openings(
@@ -100,13 +135,15 @@ pub fn parse_openings(
         let opening = Opening {
             moves: line.split_whitespace().map(str::to_string).collect(),
         };
-        opening
-            .game(variant)
-            .map_err(|e| OpeningError(format!("{origin} line {}: {e}", i + 1)))?;
+        opening.game(variant).map_err(|e| OpeningError::Line {
+            origin: origin.to_string(),
+            line: i + 1,
+            source: Box::new(e),
+        })?;
         out.push(opening);
     }
     if out.is_empty() {
-        return Err(OpeningError(format!("{origin}: no openings")));
+        return Err(OpeningError::Empty(origin.to_string()));
     }
     Ok(out)
 }
@@ -121,9 +158,7 @@ pub fn load_openings(
     match source {
         OpeningSource::Ballot => {
             if variant != Variant::English {
-                return Err(OpeningError(format!(
-                    "there is no ballot deck for {variant}; use random:K or a file"
-                )));
+                return Err(OpeningError::NoBallot(variant));
             }
             parse_openings(variant, ENGLISH_DECK, "english-3move deck")
         }
@@ -133,8 +168,10 @@ pub fn load_openings(
 }
 
 fn read_file(variant: Variant, path: &Path) -> Result<Vec<Opening>, OpeningError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| OpeningError(format!("cannot read openings file {}: {e}", path.display())))?;
+    let text = std::fs::read_to_string(path).map_err(|source| OpeningError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
     parse_openings(variant, &text, &path.display().to_string())
 }
 

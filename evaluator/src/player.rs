@@ -1,15 +1,15 @@
 //! The `Player` trait shared by every kind of player, and the classical players.
 
 use crate::alphabeta::{AlphaBeta, SearchLimits, SearchOptions};
-use crate::spec::{PlayerSpec, SpecError};
+use crate::spec::PlayerSpec;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
-use tammi_egdb::Egdb;
-use tammi_model::{Evaluator, UniformEvaluator, load_evaluator};
+use tammi_egdb::{Egdb, EgdbError};
+use tammi_model::{Evaluator, ModelError, UniformEvaluator, load_evaluator};
 use tammi_rules::{Game, Move, Variant};
 use tammi_selfplay::{MoveBudget, RootSelection, Search, SelfPlayConfig};
 
@@ -24,10 +24,33 @@ pub struct MoveInfo {
     pub nodes: Option<u64>,
 }
 
-/// A player could not choose a move (its network failed).
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct PlayerError(pub String);
+/// Why a player could not be made, or could not choose a move.
+#[derive(Debug, thiserror::Error)]
+pub enum PlayerError {
+    /// The game is over: there is no move to choose.
+    #[error("the game is over: no legal move")]
+    NoLegalMove,
+    /// The player's network failed during a search.
+    #[error("{player}: {source}")]
+    Search {
+        player: String,
+        #[source]
+        source: ModelError,
+    },
+    /// The spec's model or backend could not be loaded.
+    #[error(transparent)]
+    Model(#[from] ModelError),
+    /// The spec's endgame tables could not be opened.
+    #[error(transparent)]
+    Tables(#[from] EgdbError),
+    /// The spec's endgame tables are of another variant.
+    #[error("{} holds {found} tables, not {wanted}", dir.display())]
+    TablesOfVariant {
+        dir: PathBuf,
+        found: Variant,
+        wanted: Variant,
+    },
+}
 
 /// Anything that picks moves in a game.
 pub trait Player: Send {
@@ -59,7 +82,7 @@ impl Player for RandomPlayer {
     fn choose(&mut self, game: &Game) -> Result<(Move, MoveInfo), PlayerError> {
         let moves = game.legal_moves();
         if moves.is_empty() {
-            return Err(PlayerError("the game is over: no legal move".into()));
+            return Err(PlayerError::NoLegalMove);
         }
         Ok((
             moves[self.rng.random_range(0..moves.len())],
@@ -97,9 +120,7 @@ impl Player for AlphaBetaPlayer {
     }
     fn choose(&mut self, game: &Game) -> Result<(Move, MoveInfo), PlayerError> {
         let r = self.engine.search(game, &self.limits);
-        let m = r
-            .best
-            .ok_or_else(|| PlayerError("the game is over: no legal move".into()))?;
+        let m = r.best.ok_or(PlayerError::NoLegalMove)?;
         Ok((
             m,
             MoveInfo {
@@ -188,7 +209,10 @@ impl Player for MctsPlayer {
                 self.batch,
                 &mut self.rng,
             )
-            .map_err(|e| PlayerError(format!("{}: {e}", self.name)))?;
+            .map_err(|source| PlayerError::Search {
+                player: self.name.clone(),
+                source,
+            })?;
         Ok((
             d.mv,
             MoveInfo {
@@ -205,24 +229,24 @@ impl Player for MctsPlayer {
 
 /// Opens a table directory once per process; players share the tables
 /// (they are read-only, and a directory's tables do not change during a run).
-pub fn shared_tables(dir: &Path, variant: Variant) -> Result<Arc<Egdb>, SpecError> {
+pub fn shared_tables(dir: &Path, variant: Variant) -> Result<Arc<Egdb>, PlayerError> {
     static CACHE: OnceLock<Mutex<HashMap<PathBuf, Arc<Egdb>>>> = OnceLock::new();
     let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
     let mut map = cache.lock().expect("no panics while locked");
     let tables = match map.get(dir) {
         Some(t) => t.clone(),
         None => {
-            let t = Arc::new(Egdb::open(dir).map_err(|e| SpecError(e.to_string()))?);
+            let t = Arc::new(Egdb::open(dir)?);
             map.insert(dir.to_path_buf(), t.clone());
             t
         }
     };
     if tables.variant() != variant {
-        return Err(SpecError(format!(
-            "{} holds {} tables, not {variant}",
-            dir.display(),
-            tables.variant()
-        )));
+        return Err(PlayerError::TablesOfVariant {
+            dir: dir.to_path_buf(),
+            found: tables.variant(),
+            wanted: variant,
+        });
     }
     Ok(tables)
 }
@@ -242,7 +266,7 @@ pub struct PlayerFactory {
 impl PlayerFactory {
     /// Loads what `spec` needs for `variant`; a bad model, backend or table
     /// directory is an error here, before any game.
-    pub fn new(spec: &PlayerSpec, variant: Variant) -> Result<PlayerFactory, SpecError> {
+    pub fn new(spec: &PlayerSpec, variant: Variant) -> Result<PlayerFactory, PlayerError> {
         let (evaluator, egdb): (Option<Arc<dyn Evaluator>>, _) = match spec {
             PlayerSpec::Random => (None, None),
             PlayerSpec::AlphaBeta { egdb, .. } => (None, egdb.as_deref()),
@@ -252,8 +276,7 @@ impl PlayerFactory {
                 backend,
                 ..
             } => {
-                let evaluator = load_evaluator(model.as_deref(), variant, *backend)
-                    .map_err(|e| SpecError(e.to_string()))?;
+                let evaluator = load_evaluator(model.as_deref(), variant, *backend)?;
                 (Some(evaluator), egdb.as_deref())
             }
         };
@@ -322,6 +345,6 @@ pub fn make_player(
     spec: &PlayerSpec,
     variant: Variant,
     seed: u64,
-) -> Result<Box<dyn Player>, SpecError> {
+) -> Result<Box<dyn Player>, PlayerError> {
     Ok(PlayerFactory::new(spec, variant)?.make(seed))
 }

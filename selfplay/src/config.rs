@@ -84,6 +84,15 @@ pub struct SelfPlayConfig {
     /// value targets there), which adjudicating every game would take away.
     /// 0 = every game uses the tables (when there are any).
     pub tables_playout_fraction: f32,
+    /// Where games start, besides the start position: `""` = none (every
+    /// game from the start position); `"ballot"` = the English three-move
+    /// deck; `"random:K"` = K random legal plies (a fixed set drawn from the
+    /// run's seed); any other value = a file with one opening per line.  The
+    /// trainer and `tammi selfplay` resolve it (see [`crate::RunSetup`]).
+    pub openings: String,
+    /// Share of games that start from one of `openings` (drawn at random per
+    /// game); the others start from the start position.
+    pub opening_fraction: f32,
 }
 
 impl Default for SelfPlayConfig {
@@ -113,6 +122,8 @@ impl Default for SelfPlayConfig {
             games_per_shard: 64,
             egdb: String::new(),
             tables_playout_fraction: 0.0,
+            openings: String::new(),
+            opening_fraction: 1.0,
         }
     }
 }
@@ -172,6 +183,9 @@ impl SelfPlayConfig {
         }
         if !unit(self.tables_playout_fraction) {
             return bad("tables_playout_fraction", "must be between 0 and 1");
+        }
+        if !unit(self.opening_fraction) {
+            return bad("opening_fraction", "must be between 0 and 1");
         }
         if !(1..=100_000).contains(&self.max_plies) {
             return bad("max_plies", "must be between 1 and 100000");

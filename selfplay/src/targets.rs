@@ -18,8 +18,10 @@
 use crate::mcts::flip_wdl;
 use crate::record::Sample;
 
-/// How the value target of a sample is made (`weight` 0: the outcome alone).
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// How the value target of a sample is made (`weight` 0: the outcome alone);
+/// `[train.value_target]` of a config.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields, default)]
 pub struct ValueTargets {
     /// Share of the short-term value in the target, in `[0, 1]`.
     pub weight: f32,

@@ -168,6 +168,10 @@ pub struct RunSetup {
     /// Where every game starts (default: the variant's start position); a
     /// position of the evaluator's variant with a legal move.
     pub start: Option<Position>,
+    /// Opening positions: a share `opening_fraction` of the games (of the
+    /// config) starts from one of them, drawn by the game's seed, instead of
+    /// `start`.  Empty: none.
+    pub openings: Vec<Position>,
 }
 
 impl fmt::Debug for RunSetup {
@@ -178,6 +182,7 @@ impl fmt::Debug for RunSetup {
                 &self.tables.as_ref().map(|t| t.dir().to_path_buf()),
             )
             .field("start", &self.start.as_ref().map(tammi_rules::to_fen))
+            .field("openings", &self.openings.len())
             .finish()
     }
 }
@@ -194,10 +199,11 @@ impl RunSetup {
                 t.variant()
             )));
         }
-        if let Some(p) = &self.start {
+        for p in self.start.iter().chain(&self.openings) {
             if p.variant() != variant {
                 return Err(SelfPlayError::Config(format!(
-                    "the start position is {}, self-play plays {variant}",
+                    "the start position {} is {}, self-play plays {variant}",
+                    tammi_rules::to_fen(p),
                     p.variant()
                 )));
             }
@@ -385,10 +391,19 @@ impl Slot {
         self.active = true;
         self.id = id;
         self.rng = ChaCha8Rng::seed_from_u64(game_seed(seed, id));
-        self.game = Game::from_position(self.start);
         self.samples.clear();
         self.resign_enabled = self.rng.random::<f32>() >= cfg.resign_disabled_fraction;
         let play_out = self.rng.random::<f32>() < cfg.tables_playout_fraction;
+        // Drawn last, and only when openings are in use, so a run without
+        // them (none given, or a share of 0) plays the games it always did.
+        let opening = if setup.openings.is_empty() || cfg.opening_fraction <= 0.0 {
+            None
+        } else if self.rng.random::<f32>() < cfg.opening_fraction {
+            Some(setup.openings[self.rng.random_range(0..setup.openings.len())])
+        } else {
+            None
+        };
+        self.game = Game::from_position(opening.unwrap_or(self.start));
         self.tables = if play_out { None } else { setup.tables.clone() };
         self.search.set_tables(self.tables.clone());
         self.would_have_resigned = None;

@@ -23,11 +23,21 @@ fn small(root: RootSelection) -> SelfPlayConfig {
 }
 
 fn play(ev: &dyn Evaluator, cfg: &SelfPlayConfig, games: u64, seed: u64) -> Vec<GameRecord> {
+    play_from(ev, cfg, &RunSetup::default(), games, seed)
+}
+
+fn play_from(
+    ev: &dyn Evaluator,
+    cfg: &SelfPlayConfig,
+    setup: &RunSetup,
+    games: u64,
+    seed: u64,
+) -> Vec<GameRecord> {
     let mut out = Vec::new();
     let stats = run_selfplay(
         ev,
         cfg,
-        &RunSetup::default(),
+        setup,
         games,
         seed,
         Duration::from_millis(200),
@@ -285,4 +295,71 @@ fn forced_moves_get_a_one_move_policy_and_no_search_of_their_own() {
         }
     }
     assert!(forced >= 5, "only {forced} forced moves in 6 games");
+}
+
+#[test]
+fn games_start_from_the_openings_by_their_share_and_seed() {
+    let uniform = UniformEvaluator::new(Variant::English);
+    let after = |moves: &str| {
+        let mut g = tammi_rules::Game::start(Variant::English);
+        for m in moves.split_whitespace() {
+            g.play_text(m).unwrap();
+        }
+        *g.position()
+    };
+    let openings = vec![after("11-15 23-19 8-11"), after("9-13 22-18 10-14")];
+    let start = tammi_rules::Position::start(Variant::English);
+    let setup = RunSetup {
+        openings: openings.clone(),
+        ..RunSetup::default()
+    };
+    let cfg = SelfPlayConfig {
+        max_plies: 30,
+        ..small(RootSelection::Gumbel)
+    };
+    // Every game from an opening, both openings used, the opening's side to
+    // move first (White after three plies).
+    let games = play_from(&uniform, &cfg, &setup, 12, 3);
+    let starts: Vec<_> = games.iter().map(|g| g.start).collect();
+    assert!(starts.iter().all(|p| openings.contains(p)), "{starts:?}");
+    assert!(openings.iter().all(|o| starts.contains(o)));
+    for g in &games {
+        assert_eq!(g.samples[0].position, g.start);
+        assert_eq!(g.start.side_to_move(), Color::White);
+        let pdn = read_pdn(&g.pdn, Variant::English).unwrap();
+        assert_eq!(pdn[0].game.start_position(), &g.start);
+    }
+    // The same seed: the same starts (and games).
+    let again = play_from(&uniform, &cfg, &setup, 12, 3);
+    assert_eq!(again.iter().map(|g| g.start).collect::<Vec<_>>(), starts);
+    // A share of 0: the start position, and the games of a run without openings.
+    let none = SelfPlayConfig {
+        opening_fraction: 0.0,
+        ..cfg.clone()
+    };
+    let plain = play_from(&uniform, &none, &setup, 6, 3);
+    assert!(plain.iter().all(|g| g.start == start));
+    let without = play_from(&uniform, &none, &RunSetup::default(), 6, 3);
+    let moves = |gs: &[GameRecord]| {
+        let mut by_id: Vec<_> = gs.iter().map(|g| (g.id, g.pdn.clone())).collect();
+        by_id.sort();
+        by_id
+    };
+    assert_eq!(moves(&plain), moves(&without));
+    // An opening of another variant is refused before any game.
+    let russian = RunSetup {
+        openings: vec![tammi_rules::Position::start(Variant::Russian)],
+        ..RunSetup::default()
+    };
+    let e = run_selfplay(
+        &uniform,
+        &cfg,
+        &russian,
+        2,
+        1,
+        Duration::from_millis(50),
+        &mut |_, _| Ok(ControlFlow::Continue(())),
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("russian"), "{e}");
 }

@@ -131,6 +131,7 @@ fn games_end_in_the_tables_with_their_exact_result() {
     let with = RunSetup {
         tables: Some(egdb.clone()),
         start: Some(pos(FORK)),
+        ..RunSetup::default()
     };
     // Every move captures into the tables: one ply, and the search (exact
     // on the table nodes) takes the win rather than the draw.
@@ -150,6 +151,7 @@ fn games_end_in_the_tables_with_their_exact_result() {
     let won = RunSetup {
         tables: Some(egdb.clone()),
         start: Some(pos("B:WK14:BK1,K6")),
+        ..RunSetup::default()
     };
     assert_eq!(egdb.probe(&pos("B:WK14:BK1,K6")), Some(Wdl::Win));
     let (games, stats) = play(&ev, &small(), &won, 2);
@@ -166,6 +168,7 @@ fn games_end_in_the_tables_with_their_exact_result() {
     let quiet = RunSetup {
         tables: Some(egdb.clone()),
         start: Some(pos("B:W29,30:B1,2")),
+        ..RunSetup::default()
     };
     let (games, stats) = play(&ev, &small(), &quiet, 6);
     for g in &games {
@@ -183,6 +186,7 @@ fn games_end_in_the_tables_with_their_exact_result() {
     let without = RunSetup {
         tables: None,
         start: Some(pos(FORK)),
+        ..RunSetup::default()
     };
     let (games, stats) = play(&ev, &small(), &without, 2);
     assert!(
@@ -204,6 +208,7 @@ fn games_with_tables() -> Vec<GameRecord> {
     let setup = RunSetup {
         tables: Some(tables()),
         start: Some(pos(FORK)),
+        ..RunSetup::default()
     };
     play(
         &UniformEvaluator::new(Variant::English),
@@ -233,12 +238,14 @@ fn bad_setups_are_errors() {
     let e = run(RunSetup {
         tables: None,
         start: Some(parse_fen(Variant::Russian, "W:W21:B1").unwrap()),
+        ..RunSetup::default()
     });
     assert!(e.contains("russian"), "{e}");
     // White to move, its man on 5 blocked by Black's on 1.
     let e = run(RunSetup {
         tables: None,
         start: Some(pos("W:W5:B1")),
+        ..RunSetup::default()
     });
     assert!(e.contains("no legal move"), "{e}");
 }
@@ -350,6 +357,7 @@ fn a_share_of_games_is_played_out_without_the_tables() {
     let setup = RunSetup {
         tables: Some(egdb.clone()),
         start: Some(pos(FORK)),
+        ..RunSetup::default()
     };
     // Every game played out: from FORK the first move always enters the
     // tables, so a game that used them would end there after one ply.

@@ -3,12 +3,12 @@
 //! training-step rate.  `tammi bench value --model M` measures a model's
 //! value head against the endgame tables instead.
 
-use super::{CliError, CliResult};
+use super::{CliError, CliResult, NetArgs};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use tammi_model::{
-    DeviceChoice, EvalRequest, EvalResult, Evaluator, InferenceEngine, Model, NetConfig,
-    NetEvaluator, TrainBatch, TrainConfig, Trainer, TrainingEngine,
+    EvalRequest, EvalResult, Evaluator, InferenceEngine, Model, NetConfig, NetEvaluator,
+    TrainBatch, TrainConfig, Trainer, TrainingEngine,
 };
 use tammi_rules::{Game, Variant};
 
@@ -42,12 +42,8 @@ pub struct ValueArgs {
     /// Seed of the sample (the same seed and tables: the same positions).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Variant of the model and the tables.
-    #[arg(long, default_value = "english")]
-    pub variant: Variant,
-    /// Backend: flex (CPU), wgpu or cuda (the last two only when compiled in).
-    #[arg(long, default_value = "flex")]
-    pub backend: String,
+    #[command(flatten)]
+    pub net: NetArgs,
     /// Print the result as JSON.
     #[arg(long)]
     pub json: bool,
@@ -73,12 +69,8 @@ pub struct SelfplayArgs {
     /// Seconds of self-play before measuring.
     #[arg(long, default_value_t = 2.0)]
     pub warmup: f64,
-    /// Variant.
-    #[arg(long, default_value = "english")]
-    pub variant: Variant,
-    /// Backend: flex (CPU), wgpu or cuda (the last two only when compiled in).
-    #[arg(long, default_value = "flex")]
-    pub backend: String,
+    #[command(flatten)]
+    pub net: NetArgs,
     /// Print the result as JSON.
     #[arg(long)]
     pub json: bool,
@@ -89,12 +81,8 @@ pub struct NnArgs {
     /// Config file; its [model] section is the net measured (default: built-in defaults).
     #[arg(long)]
     pub config: Option<PathBuf>,
-    /// Variant whose board and policy size the net is built for.
-    #[arg(long, default_value = "english")]
-    pub variant: Variant,
-    /// Backend: flex (CPU), wgpu or cuda (the last two only when compiled in).
-    #[arg(long, default_value = "flex")]
-    pub backend: String,
+    #[command(flatten)]
+    pub net: NetArgs,
     /// Engine for inference and training: `kernels` (tammi's CPU kernels, the
     /// default on flex) or `burn` (burn's forward pass and autodiff, the default
     /// on GPU backends and for nets the kernels do not train).
@@ -234,8 +222,8 @@ fn run_nn(a: &NnArgs) -> CliResult {
         Some(p) => super::infer::model_config(p)?,
         None => NetConfig::default(),
     };
-    let backend: DeviceChoice = a.backend.parse()?;
-    let v = a.variant;
+    let backend = a.net.backend;
+    let v = a.net.variant;
     let model = Model::new(v, &cfg, 1, backend)?;
     let enc = model.encoding();
     let flops = cfg.flops_per_position(enc.rows(), enc.planes(), enc.policy_size());
@@ -350,18 +338,18 @@ fn run_selfplay_bench(a: &SelfplayArgs) -> CliResult {
         cfg.validate()?;
     }
     size_rayon_pool(cfg.threads);
-    let backend: DeviceChoice = a.backend.parse()?;
+    let backend = a.net.backend;
     let model = match (&a.model, a.uniform) {
         (_, true) => None,
-        (Some(dir), false) => Some(Model::load(dir, a.variant, backend)?),
+        (Some(dir), false) => Some(Model::load(dir, a.net.variant, backend)?),
         (None, false) => Some(Model::new(
-            a.variant,
+            a.net.variant,
             &super::infer::model_config(&a.config)?,
             1,
             backend,
         )?),
     };
-    let uniform = tammi_model::UniformEvaluator::new(a.variant);
+    let uniform = tammi_model::UniformEvaluator::new(a.net.variant);
     let net = model.as_ref().map(|m| m.evaluator());
     let ev: &dyn Evaluator = match &net {
         Some(n) => n,
@@ -374,7 +362,7 @@ fn run_selfplay_bench(a: &SelfplayArgs) -> CliResult {
     let finished = run_selfplay(
         ev,
         &cfg,
-        &super::selfplay::run_setup(&cfg, a.variant)?,
+        &super::selfplay::run_setup(&cfg, a.net.variant, 1)?,
         u64::MAX,
         1,
         Duration::from_millis(50),
@@ -401,7 +389,7 @@ fn run_selfplay_bench(a: &SelfplayArgs) -> CliResult {
     let mean_batch = (last.evaluations - f.evaluations) as f64 / batches.max(1) as f64;
     let raw = match &net {
         Some(n) => {
-            let games = sample_games(a.variant, cfg.batch_size);
+            let games = sample_games(a.net.variant, cfg.batch_size);
             Some(parallel_rate(n, &games, finished.workers, a.seconds, true)?)
         }
         None => None,
@@ -465,18 +453,18 @@ fn run_value_bench(a: &ValueArgs) -> CliResult {
     let dir = a
         .egdb
         .clone()
-        .unwrap_or_else(|| tammi_egdb::default_dir(a.variant));
+        .unwrap_or_else(|| tammi_egdb::default_dir(a.net.variant));
     let egdb = tammi_egdb::Egdb::open(&dir)?;
-    if egdb.variant() != a.variant {
+    if egdb.variant() != a.net.variant {
         return Err(CliError(format!(
             "{} holds {} tables, not {} (see --variant)",
             dir.display(),
             egdb.variant(),
-            a.variant
+            a.net.variant
         )));
     }
-    let backend: DeviceChoice = a.backend.parse()?;
-    let model = Model::load(&a.model, a.variant, backend)?;
+    let backend = a.net.backend;
+    let model = Model::load(&a.model, a.net.variant, backend)?;
     let set = sample_table_positions(&egdb, a.positions, a.seed);
     if set.is_empty() {
         return Err(CliError(format!(
@@ -497,7 +485,7 @@ fn run_value_bench(a: &ValueArgs) -> CliResult {
             serde_json::json!({
                 "model": a.model.display().to_string(),
                 "egdb": dir.display().to_string(),
-                "variant": a.variant.name(),
+                "variant": a.net.variant.name(),
                 "seed": a.seed,
                 "min_pieces": min,
                 "max_pieces": max,

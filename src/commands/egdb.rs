@@ -26,7 +26,7 @@ pub enum EgdbCommand {
 
 #[derive(clap::Args, Debug)]
 pub struct BuildArgs {
-    /// Variant: english, italian, russian, brazilian, international.
+    /// Variant: english, italian, russian, brazilian, international, finnish.
     #[arg(long, default_value = "english")]
     pub variant: Variant,
     /// Most pieces on the board (both sides together), 1 to 8.

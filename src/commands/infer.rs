@@ -21,7 +21,7 @@ pub struct Args {
     pub config: Option<PathBuf>,
     /// Backend: flex (CPU), wgpu or cuda (the last two only when compiled in).
     #[arg(long, default_value = "flex")]
-    pub backend: String,
+    pub backend: DeviceChoice,
     /// Print `{"variant", "fen", "wdl", "value", "moves_left", "policy"}` as JSON.
     #[arg(long)]
     pub json: bool,
@@ -35,7 +35,7 @@ pub fn model_config(path: &Path) -> Result<NetConfig, CliError> {
 pub fn run(args: &Args) -> CliResult {
     let pos = args.position.position()?;
     let variant = pos.variant();
-    let backend: DeviceChoice = args.backend.parse()?;
+    let backend = args.backend;
     let model = match &args.model {
         Some(dir) => {
             if args.config.is_some() {

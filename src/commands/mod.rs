@@ -91,10 +91,21 @@ pub fn stdout_failed(e: std::io::Error) -> ! {
 /// Result of a subcommand.
 pub type CliResult = Result<(), CliError>;
 
+/// `--variant` and `--backend`, shared by commands that run a network.
+#[derive(clap::Args, Debug, Clone)]
+pub struct NetArgs {
+    /// Variant: english, italian, international, russian, brazilian, finnish (a model's must match).
+    #[arg(long, default_value = "english")]
+    pub variant: Variant,
+    /// Backend: flex (CPU), wgpu or cuda (the last two only when compiled in).
+    #[arg(long, default_value = "flex")]
+    pub backend: tammi_model::DeviceChoice,
+}
+
 /// `--variant` and `--fen`, shared by commands that take a position.
 #[derive(clap::Args, Debug, Clone)]
 pub struct PositionArgs {
-    /// Variant: english, italian, international, russian, brazilian.
+    /// Variant: english, italian, international, russian, brazilian, finnish.
     #[arg(long, default_value = "english")]
     pub variant: Variant,
     /// Position in PDN FEN, e.g. "B:W21,22,K30:B1,2,K5" (default: the start position).

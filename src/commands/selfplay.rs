@@ -9,10 +9,10 @@ use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
-use tammi_model::{Evaluator, load_evaluator};
+use tammi_model::{DeviceChoice, Evaluator, load_evaluator};
 use tammi_rules::Variant;
 use tammi_selfplay::{
-    Event, GameRecord, RunSetup, RunStats, SelfPlayConfig, open_tables, run_selfplay, write_games,
+    Event, GameRecord, RunSetup, RunStats, SelfPlayConfig, run_selfplay, write_games,
 };
 
 #[derive(clap::Args, Debug)]
@@ -35,12 +35,8 @@ pub struct Args {
     /// Seed of every random choice (game i uses a generator seeded from (seed, i)).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Variant (with --model, the model's variant must match).
-    #[arg(long, default_value = "english")]
-    pub variant: Variant,
-    /// Backend: flex (CPU), wgpu or cuda (the last two only when compiled in).
-    #[arg(long, default_value = "flex")]
-    pub backend: String,
+    #[command(flatten)]
+    pub net: super::NetArgs,
 }
 
 /// The `[selfplay]` section of a config file (the whole file is checked).
@@ -59,25 +55,23 @@ pub fn size_rayon_pool(threads: usize) {
 }
 
 /// The run's setup: the endgame tables of `selfplay.egdb`, opened once (a
-/// warning on stderr when "auto" finds none).
-pub fn run_setup(cfg: &SelfPlayConfig, variant: Variant) -> Result<RunSetup, CliError> {
-    let tables = open_tables(&cfg.egdb, variant)?;
-    if let Some(w) = &tables.warning {
+/// warning on stderr when "auto" finds none), and the starts of
+/// `selfplay.openings` (random ones drawn from `seed`).
+pub fn run_setup(cfg: &SelfPlayConfig, variant: Variant, seed: u64) -> Result<RunSetup, CliError> {
+    let (setup, warning) = tammi_trainer::generate::selfplay_setup(cfg, variant, seed)?;
+    if let Some(w) = &warning {
         eprintln!("warning: {w}");
     }
-    Ok(RunSetup {
-        tables: tables.egdb,
-        start: None,
-    })
+    Ok(setup)
 }
 
 /// The evaluator: the model's net, or uniform before any model exists.
 pub fn evaluator(
     model: Option<&Path>,
     variant: Variant,
-    backend: &str,
+    backend: DeviceChoice,
 ) -> Result<Arc<dyn Evaluator>, CliError> {
-    Ok(load_evaluator(model, variant, backend.parse()?)?)
+    Ok(load_evaluator(model, variant, backend)?)
 }
 
 fn status(s: &RunStats) -> String {
@@ -103,8 +97,8 @@ pub fn run(args: &Args) -> CliResult {
         return Err(CliError("--games must be at least 1".into()));
     }
     size_rayon_pool(cfg.threads);
-    let ev = evaluator(args.model.as_deref(), args.variant, &args.backend)?;
-    let setup = run_setup(&cfg, ev.variant())?;
+    let ev = evaluator(args.model.as_deref(), args.net.variant, args.net.backend)?;
+    let setup = run_setup(&cfg, ev.variant(), args.seed)?;
     std::fs::create_dir_all(&args.out)
         .map_err(|e| CliError(format!("{}: {e}", args.out.display())))?;
     let stem = |k: usize| format!("shard-s{}-{k:05}", args.seed);

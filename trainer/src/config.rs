@@ -30,7 +30,10 @@ pub enum LrDecay {
     InverseSqrt,
 }
 
-/// `[train]`: optimizer, schedule and replay window.
+/// `[train]`: optimizer and schedule, with the loss weights, the value
+/// targets and the replay window as sub-sections (`[train.loss]`,
+/// `[train.value_target]`, `[train.window]`): each is the type the part that
+/// uses it reads, so a setting is declared once.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct TrainSection {
@@ -52,34 +55,18 @@ pub struct TrainSection {
     /// Sampled positions per self-play position produced: the cap on training
     /// steps (`produced * ratio / batch_size` in all).
     pub samples_per_position: f64,
-    /// AdamW decoupled weight decay.
-    pub weight_decay: f32,
-    /// Weight of the W/D/L loss relative to the policy loss.
-    pub value_weight: f32,
-    /// Weight of the moves-left loss (only with the moves-left head).
-    pub moves_left_weight: f32,
-    /// Share of the short-term value (the searches' values of the next plies,
-    /// exponentially averaged) in the value target; the rest is the game's
-    /// outcome (0 = the outcome alone).
-    pub short_term_value_weight: f32,
-    /// Horizon of the short-term value, in plies (1 = the ply's own search value).
-    pub short_term_value_horizon: f32,
-    /// Replay window: below this many positions it holds everything.
-    pub window_min_positions: usize,
-    /// Replay window growth exponent past the minimum (KataGo: 0.75).
-    pub window_alpha: f64,
-    /// Replay window growth rate past the minimum (KataGo: 0.4).
-    pub window_beta: f64,
-    /// The replay window never holds more positions than this.
-    pub window_max_positions: usize,
     /// Log losses every this many steps.
     pub log_every: u64,
+    /// `[train.loss]`: loss weights and weight decay.
+    pub loss: TrainConfig,
+    /// `[train.value_target]`: how a sample's value target is made.
+    pub value_target: ValueTargets,
+    /// `[train.window]`: how many recent positions training samples from.
+    pub window: WindowConfig,
 }
 
 impl Default for TrainSection {
     fn default() -> TrainSection {
-        let t = TrainConfig::default();
-        let w = WindowConfig::default();
         TrainSection {
             batch_size: 256,
             learning_rate: 2e-3,
@@ -89,48 +76,57 @@ impl Default for TrainSection {
             final_lr_fraction: 0.1,
             steps_per_generation: 200,
             samples_per_position: 4.0,
-            weight_decay: t.weight_decay,
-            value_weight: t.value_weight,
-            moves_left_weight: t.moves_left_weight,
-            short_term_value_weight: 0.0,
-            short_term_value_horizon: 1.0,
-            window_min_positions: w.min_samples,
-            window_alpha: w.alpha,
-            window_beta: w.beta,
-            window_max_positions: w.max_samples,
             log_every: 20,
+            loss: TrainConfig::default(),
+            value_target: ValueTargets::default(),
+            window: WindowConfig::default(),
         }
     }
 }
 
+/// Keys of `[train]` before it had sub-sections, and where they live now:
+/// run directories written by older versions keep resuming.
+const LEGACY_TRAIN_KEYS: &[(&str, &str, &str)] = &[
+    ("weight_decay", "loss", "weight_decay"),
+    ("value_weight", "loss", "value_weight"),
+    ("moves_left_weight", "loss", "moves_left_weight"),
+    ("short_term_value_weight", "value_target", "weight"),
+    ("short_term_value_horizon", "value_target", "horizon"),
+    ("window_min_positions", "window", "min_positions"),
+    ("window_alpha", "window", "alpha"),
+    ("window_beta", "window", "beta"),
+    ("window_max_positions", "window", "max_positions"),
+];
+
+/// Moves the flat keys of an older `[train]` into their sub-sections (a key
+/// given both ways is an error: which one was meant is unclear).
+fn move_legacy_train_keys(table: &mut toml::Table, origin: &str) -> Result<(), ConfigError> {
+    let Some(toml::Value::Table(train)) = table.get_mut("train") else {
+        return Ok(());
+    };
+    for &(old, sub, new) in LEGACY_TRAIN_KEYS {
+        let Some(value) = train.remove(old) else {
+            continue;
+        };
+        let entry = train
+            .entry(sub)
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        let toml::Value::Table(sub_table) = entry else {
+            return Err(ConfigError(format!(
+                "{origin}: [train]: {sub} must be a table ([train.{sub}])"
+            )));
+        };
+        if sub_table.contains_key(new) {
+            return Err(ConfigError(format!(
+                "{origin}: [train]: {old} and [train.{sub}] {new} are the same setting; keep one"
+            )));
+        }
+        sub_table.insert(new.to_string(), value);
+    }
+    Ok(())
+}
+
 impl TrainSection {
-    /// The optimizer and loss settings of the model crate.
-    pub fn train_config(&self) -> TrainConfig {
-        TrainConfig {
-            weight_decay: self.weight_decay,
-            value_weight: self.value_weight,
-            moves_left_weight: self.moves_left_weight,
-        }
-    }
-
-    /// How value targets are made from a game's outcome and searches.
-    pub fn value_targets(&self) -> ValueTargets {
-        ValueTargets {
-            weight: self.short_term_value_weight,
-            horizon: self.short_term_value_horizon,
-        }
-    }
-
-    /// The replay window.
-    pub fn window(&self) -> WindowConfig {
-        WindowConfig {
-            min_samples: self.window_min_positions,
-            alpha: self.window_alpha,
-            beta: self.window_beta,
-            max_samples: self.window_max_positions,
-        }
-    }
-
     fn validate(&self) -> Result<(), ConfigError> {
         let bad = |key: &str, why: &str| Err(ConfigError(format!("train.{key} {why}")));
         if !(1..=65_536).contains(&self.batch_size) {
@@ -149,31 +145,33 @@ impl TrainSection {
             return bad("samples_per_position", "must be a finite number > 0");
         }
         for (key, x) in [
-            ("weight_decay", self.weight_decay),
-            ("value_weight", self.value_weight),
-            ("moves_left_weight", self.moves_left_weight),
+            ("loss.weight_decay", self.loss.weight_decay),
+            ("loss.value_weight", self.loss.value_weight),
+            ("loss.moves_left_weight", self.loss.moves_left_weight),
         ] {
             if !(x.is_finite() && x >= 0.0) {
                 return bad(key, "must be a finite number >= 0");
             }
         }
-        if !(0.0..=1.0).contains(&self.short_term_value_weight) {
-            return bad("short_term_value_weight", "must be between 0 and 1");
+        let v = &self.value_target;
+        if !(0.0..=1.0).contains(&v.weight) {
+            return bad("value_target.weight", "must be between 0 and 1");
         }
-        if !(self.short_term_value_horizon.is_finite() && self.short_term_value_horizon >= 1.0) {
-            return bad("short_term_value_horizon", "must be a finite number >= 1");
+        if !(v.horizon.is_finite() && v.horizon >= 1.0) {
+            return bad("value_target.horizon", "must be a finite number >= 1");
         }
-        if self.window_min_positions == 0 {
-            return bad("window_min_positions", "must be at least 1");
+        let w = &self.window;
+        if w.min_positions == 0 {
+            return bad("window.min_positions", "must be at least 1");
         }
-        if self.window_max_positions < self.batch_size {
-            return bad("window_max_positions", "must be at least batch_size");
+        if w.max_positions < self.batch_size {
+            return bad("window.max_positions", "must be at least batch_size");
         }
-        if !(self.window_alpha.is_finite() && self.window_alpha > 0.0) {
-            return bad("window_alpha", "must be a finite number > 0");
+        if !(w.alpha.is_finite() && w.alpha > 0.0) {
+            return bad("window.alpha", "must be a finite number > 0");
         }
-        if !(self.window_beta.is_finite() && self.window_beta >= 0.0) {
-            return bad("window_beta", "must be a finite number >= 0");
+        if !(w.beta.is_finite() && w.beta >= 0.0) {
+            return bad("window.beta", "must be a finite number >= 0");
         }
         if self.log_every == 0 {
             return bad("log_every", "must be at least 1");
@@ -341,9 +339,10 @@ fn section<T: serde::de::DeserializeOwned + Default>(
 impl RunConfig {
     /// Parses and checks a config text; `origin` names it in errors.
     pub fn parse(text: &str, origin: &str) -> Result<RunConfig, ConfigError> {
-        let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
+        let mut table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
             ConfigError(format!("{origin}: {}", one_line(&e.to_string())))
         })?;
+        move_legacy_train_keys(&mut table, origin)?;
         if let Some(unknown) = table.keys().find(|k| !SECTIONS.contains(&k.as_str())) {
             return Err(ConfigError(format!(
                 "{origin}: unknown section or key '{unknown}' (known sections: {})",
@@ -473,11 +472,48 @@ mod tests {
     }
 
     #[test]
+    fn flat_train_keys_of_older_run_directories_still_read() {
+        let old = "[train]\nbatch_size = 64\nweight_decay = 0.001\nshort_term_value_weight = 0.5\n\
+                   short_term_value_horizon = 8.0\nwindow_min_positions = 5000\nwindow_beta = 0.2\n";
+        let cfg = RunConfig::parse(old, "old").unwrap();
+        assert_eq!(cfg.train.batch_size, 64);
+        assert_eq!(cfg.train.loss.weight_decay, 0.001);
+        assert_eq!(cfg.train.value_target.weight, 0.5);
+        assert_eq!(cfg.train.value_target.horizon, 8.0);
+        assert_eq!(cfg.train.window.min_positions, 5000);
+        assert_eq!(cfg.train.window.beta, 0.2);
+        let new = "[train]\nbatch_size = 64\n[train.loss]\nweight_decay = 0.001\n\
+                   [train.value_target]\nweight = 0.5\nhorizon = 8.0\n\
+                   [train.window]\nmin_positions = 5000\nbeta = 0.2\n";
+        assert_eq!(RunConfig::parse(new, "new").unwrap(), cfg);
+        // The written form is the new one, and reads back equal.
+        let text = cfg.to_toml();
+        assert!(
+            text.contains("[train.window]") && !text.contains("window_beta"),
+            "{text}"
+        );
+        assert_eq!(RunConfig::parse(&text, "resolved").unwrap(), cfg);
+        // One setting given both ways is refused.
+        let e = RunConfig::parse(
+            "[train]\nwindow_beta = 0.2\n[train.window]\nbeta = 0.3\n",
+            "c",
+        )
+        .unwrap_err()
+        .0;
+        assert!(
+            e.contains("window_beta") && e.contains("[train.window] beta"),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn bad_configs_name_the_key() {
         let err = |t: &str| RunConfig::parse(t, "c.toml").unwrap_err().0;
         assert!(err("[trian]\n").contains("unknown section or key 'trian'"));
         assert!(err("[train]\nbach_size = 3\n").contains("bach_size"));
         assert!(err("[train]\nbatch_size = 0\n").contains("train.batch_size"));
+        assert!(err("[train.window]\nmin_positions = 0\n").contains("train.window.min_positions"));
+        assert!(err("[train.loss]\nvalue_wieght = 1.0\n").contains("value_wieght"));
         let e = err("[run]\nvariant = \"chess\"\n");
         assert!(
             e.contains("[run]") && e.contains("unknown variant 'chess'"),

@@ -3,6 +3,7 @@
 //! the ladder chart.
 
 use crate::config::RunConfig;
+use crate::openings;
 use crate::rundir::{RunDir, RunError, append_line, gen_name, io_err};
 use crate::{Observer, derive_seed};
 use serde::{Deserialize, Serialize};
@@ -12,11 +13,9 @@ use tammi_evaluator::PlayerSpec;
 use tammi_evaluator::chart::{Series, line_chart};
 use tammi_evaluator::gating::{GateConfig, gate};
 use tammi_evaluator::matchplay::{MatchConfig, MatchProgress, run_match};
-use tammi_evaluator::openings::{Opening, OpeningSource, load_openings};
 use tammi_evaluator::spec::DEFAULT_MCTS_BATCH;
-use tammi_evaluator::stats::elo_from_score;
+use tammi_evaluator::stats::{Wdl, elo_from_score};
 use tammi_model::DeviceChoice;
-use tammi_rules::Variant;
 
 /// One line of `eval/gating.jsonl`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -26,10 +25,9 @@ pub struct GateRecord {
     pub best: String,
     pub accepted: bool,
     pub reason: String,
-    pub games: u32,
-    pub wins: u32,
-    pub draws: u32,
-    pub losses: u32,
+    /// The candidate's wins, draws and losses.
+    #[serde(flatten)]
+    pub wdl: Wdl,
     pub score: f64,
     pub elo: Option<f64>,
     pub seconds: f64,
@@ -48,44 +46,14 @@ pub struct LadderRecord {
     pub opponent: String,
     pub depth: u32,
     pub model_player: String,
-    pub games: u32,
-    pub wins: u32,
-    pub draws: u32,
-    pub losses: u32,
+    /// The model's wins, draws and losses.
+    #[serde(flatten)]
+    pub wdl: Wdl,
     pub score: f64,
     pub elo: Option<f64>,
     pub elo_low: Option<f64>,
     pub elo_high: Option<f64>,
     pub seconds: f64,
-}
-
-fn openings(
-    variant: Variant,
-    source: &str,
-    count: usize,
-    seed: u64,
-) -> Result<Vec<Opening>, RunError> {
-    let source: OpeningSource = source.parse()?;
-    Ok(load_openings(variant, &source, count, seed)?)
-}
-
-/// Checks that the gate's and the ladder's openings load for the run's
-/// variant (e.g. no `ballot` deck for italian), so a bad config is refused
-/// before any work instead of failing at the first gate.
-pub fn check_openings(cfg: &RunConfig) -> Result<(), RunError> {
-    let variant = cfg.variant();
-    let mut uses = Vec::new();
-    if cfg.gating.enabled {
-        uses.push(("gating.openings", &cfg.gating.openings, cfg.gating.pairs));
-    }
-    if cfg.ladder.every > 0 {
-        uses.push(("ladder.openings", &cfg.ladder.openings, cfg.ladder.pairs));
-    }
-    for (key, source, count) in uses {
-        openings(variant, source, count, cfg.run.seed)
-            .map_err(|e| RunError::Refused(format!("{key} = {source:?}: {e}")))?;
-    }
-    Ok(())
 }
 
 /// An MCTS player of a run's model on the run's backend; `batch` leaves per
@@ -134,7 +102,7 @@ pub fn gate_generation(
     let variant = cfg.variant();
     let g = &cfg.gating;
     let seed = derive_seed(&[cfg.run.seed, generation, 0x6A7E]);
-    let mut deck = openings(variant, &g.openings, g.pairs, seed)?;
+    let mut deck = openings::deck(variant, "gating.openings", &g.openings, g.pairs, seed)?;
     // A different slice of the deck each generation.
     let shift = (generation as usize * g.pairs) % deck.len();
     deck.rotate_left(shift);
@@ -166,17 +134,13 @@ pub fn gate_generation(
             source,
         }
     })?;
-    let w = result.result.wdl;
     Ok(GateRecord {
         generation,
         candidate: gen_name(generation),
         best: gen_name(accepted),
         accepted: result.accepted,
         reason: result.reason,
-        games: w.games(),
-        wins: w.wins,
-        draws: w.draws,
-        losses: w.losses,
+        wdl: result.result.wdl,
         score: result.result.score,
         elo: result.result.elo,
         seconds: start.elapsed().as_secs_f64(),
@@ -195,7 +159,7 @@ pub fn play_ladder(
     let variant = cfg.variant();
     let l = &cfg.ladder;
     let seed = derive_seed(&[cfg.run.seed, 0x1ADD]);
-    let deck = openings(variant, &l.openings, l.pairs, seed)?;
+    let deck = openings::deck(variant, "ladder.openings", &l.openings, l.pairs, seed)?;
     let backend = cfg.backend();
     let model = if l.simulations > 0 {
         mcts(
@@ -245,10 +209,7 @@ pub fn play_ladder(
             opponent: opponent.to_string(),
             depth,
             model_player: model_label(&model),
-            games: r.wdl.games(),
-            wins: r.wdl.wins,
-            draws: r.wdl.draws,
-            losses: r.wdl.losses,
+            wdl: r.wdl,
             score: r.score,
             elo: r.elo,
             elo_low: r.elo_interval.0,
@@ -319,7 +280,7 @@ pub fn ladder_chart(run: &RunDir) -> Result<Option<PathBuf>, RunError> {
             points: records
                 .iter()
                 .filter(|r| r.depth == d)
-                .map(|r| (r.hours, bounded_elo(r.score, r.games)))
+                .map(|r| (r.hours, bounded_elo(r.score, r.wdl.games())))
                 .collect(),
         })
         .collect();

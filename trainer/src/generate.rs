@@ -24,6 +24,23 @@ use tammi_selfplay::{
     Event, GameRecord, RunSetup, RunStats, SelfPlayConfig, read_shard, run_selfplay,
 };
 
+/// What self-play plays with besides its evaluator, from `[selfplay]`: the
+/// endgame tables of `egdb` (opened once) and the starts of `openings`.  The
+/// second value is a warning to show: `egdb = "auto"` found no tables.
+pub fn selfplay_setup(
+    cfg: &SelfPlayConfig,
+    variant: Variant,
+    seed: u64,
+) -> Result<(RunSetup, Option<String>), RunError> {
+    let tables = tammi_selfplay::open_tables(&cfg.egdb, variant)?;
+    let setup = RunSetup {
+        tables: tables.egdb,
+        start: None,
+        openings: crate::openings::selfplay_starts(cfg, variant, seed)?,
+    };
+    Ok((setup, tables.warning))
+}
+
 const PENDING: &str = ".pending";
 /// Where unreadable pending games are moved (hidden: never trained on).
 const SET_ASIDE: &str = ".set-aside";
@@ -387,6 +404,7 @@ mod tests {
         let setup = RunSetup {
             tables: None,
             start: None,
+            ..RunSetup::default()
         };
         play_generation(dir, &uniform, &quick(), &setup, games, seed, &crate::Silent).unwrap()
     }
@@ -448,6 +466,7 @@ mod tests {
         let setup = RunSetup {
             tables: None,
             start: None,
+            ..RunSetup::default()
         };
         play_generation(&dir, &uniform, &cfg, &setup, 6, 3, &crate::Silent).unwrap();
         assert_eq!(verify_generation(&dir).unwrap(), 6);

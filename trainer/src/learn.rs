@@ -99,7 +99,7 @@ pub fn load_checkpoint(
         net: read(NET_FILE)?,
         optimizer: read(OPTIMIZER_FILE)?,
     };
-    let trainer = Trainer::resume(&model, &state, cfg.train.train_config())?;
+    let trainer = Trainer::resume(&model, &state, cfg.train.loss.clone())?;
     Ok((trainer, info))
 }
 
@@ -168,7 +168,7 @@ pub fn train_generation(
         Some(g) => load_checkpoint(&run.checkpoint(g), cfg, backend)?.0,
         None => {
             let initial = Model::load(&run.model(0), variant, backend)?;
-            Trainer::new(&initial, t.train_config())?
+            Trainer::new(&initial, t.loss.clone())?
         }
     };
     buffer.scan(&run.selfplay())?;

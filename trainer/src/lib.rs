@@ -3,7 +3,7 @@
 //!
 //! - [`config`]: the config file, every section.
 //! - [`replay`]: the replay buffer (a KataGo-style growing window over shards).
-//! - [`generate`], [`learn`], [`evaluate`]: the stages.
+//! - [`generate`], [`learn`], [`evaluate`]: the stages; [`openings`]: the openings they use.
 //! - [`rundir`]: the run directory's layout, state and lock.
 //! - [`metrics`]: JSONL, CSV and TensorBoard scalars.
 //! - [`endgame`]: the value head against the endgame tables (`selfplay.egdb`).
@@ -15,6 +15,7 @@ pub mod evaluate;
 pub mod generate;
 pub mod learn;
 pub mod metrics;
+pub mod openings;
 pub mod replay;
 pub mod report;
 pub mod run;

@@ -2,7 +2,7 @@
 //!
 //! The window grows with the data as in KataGo: with `n` samples produced so
 //! far, it holds `n` while `n <= c`, and then
-//! `c * (1 + beta * ((n / c)^alpha - 1) / alpha)`, capped at `max_samples`.
+//! `c * (1 + beta * ((n / c)^alpha - 1) / alpha)`, capped at `max_positions`.
 //! Early on the net trains on everything; later old games from weaker nets
 //! leave the window, while it still grows slowly so data is not thrown away
 //! too fast.  Training steps are capped per new sample (`allowed_steps`), so
@@ -16,26 +16,27 @@ use tammi_model::TrainBatch;
 use tammi_rules::Variant;
 use tammi_selfplay::{Sample, ShardError, ValueTargets, read_shard};
 
-/// How large the window is.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// How large the window is (`[train.window]` of a config).
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields, default)]
 pub struct WindowConfig {
-    /// `c`: below this many samples the window holds everything.
-    pub min_samples: usize,
+    /// `c`: below this many positions the window holds everything.
+    pub min_positions: usize,
     /// Growth exponent of the window past `c` (KataGo: 0.75).
     pub alpha: f64,
     /// Growth rate past `c` (KataGo: 0.4).
     pub beta: f64,
-    /// The window never exceeds this.
-    pub max_samples: usize,
+    /// The window never holds more positions than this.
+    pub max_positions: usize,
 }
 
 impl Default for WindowConfig {
     fn default() -> WindowConfig {
         WindowConfig {
-            min_samples: 100_000,
+            min_positions: 100_000,
             alpha: 0.75,
             beta: 0.4,
-            max_samples: 1_000_000,
+            max_positions: 1_000_000,
         }
     }
 }
@@ -44,13 +45,13 @@ impl WindowConfig {
     /// Window size after `produced` samples in total.
     pub fn window(&self, produced: u64) -> usize {
         let n = produced as f64;
-        let c = self.min_samples.max(1) as f64;
+        let c = self.min_positions.max(1) as f64;
         let w = if n <= c {
             n
         } else {
             c * (1.0 + self.beta * ((n / c).powf(self.alpha) - 1.0) / self.alpha)
         };
-        (w.floor() as usize).min(self.max_samples)
+        (w.floor() as usize).min(self.max_positions)
     }
 }
 
@@ -263,17 +264,17 @@ mod tests {
     #[test]
     fn window_follows_the_katago_formula() {
         let w = WindowConfig {
-            min_samples: 250_000,
+            min_positions: 250_000,
             alpha: 0.75,
             beta: 0.4,
-            max_samples: usize::MAX,
+            max_positions: usize::MAX,
         };
         assert_eq!(w.window(1000), 1000);
         assert_eq!(w.window(250_000), 250_000);
         // n = 16c: c * (1 + 0.4 * (8 - 1) / 0.75) = 250000 * 4.7333
         assert_eq!(w.window(4_000_000), 1_183_333);
         let capped = WindowConfig {
-            max_samples: 500_000,
+            max_positions: 500_000,
             ..w
         };
         assert_eq!(capped.window(4_000_000), 500_000);

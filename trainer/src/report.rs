@@ -68,9 +68,9 @@ pub fn report(root: &Path) -> Result<String, RunError> {
                 g.generation,
                 g.candidate,
                 g.best,
-                g.wins,
-                g.draws,
-                g.losses,
+                g.wdl.wins,
+                g.wdl.draws,
+                g.wdl.losses,
                 100.0 * g.score,
                 elo_text(g.elo, g.score),
                 if g.accepted { "accepted" } else { "rejected" },
@@ -109,10 +109,10 @@ pub fn report(root: &Path) -> Result<String, RunError> {
                             format!(
                                 "{:.0}% ({}; {}/{}/{})",
                                 100.0 * r.score,
-                                format_args!("{:+.0}", bounded_elo(r.score, r.games)),
-                                r.wins,
-                                r.draws,
-                                r.losses
+                                format_args!("{:+.0}", bounded_elo(r.score, r.wdl.games())),
+                                r.wdl.wins,
+                                r.wdl.draws,
+                                r.wdl.losses
                             )
                         })
                 })

@@ -18,7 +18,7 @@ use std::path::Path;
 use std::time::Instant;
 use tammi_model::{DeviceChoice, Model, load_evaluator};
 use tammi_rules::Variant;
-use tammi_selfplay::{RunSetup, open_tables};
+use tammi_selfplay::RunSetup;
 
 /// Limits of one `tammi train` call (the config's `[run]` limits also apply).
 #[derive(Clone, Debug, Default)]
@@ -54,7 +54,7 @@ pub fn create_run(root: &Path, cfg: &RunConfig) -> Result<(), RunError> {
         )));
     }
     run.check_free_for_new_run()?;
-    crate::evaluate::check_openings(cfg)?;
+    crate::openings::check(cfg)?;
     std::fs::create_dir_all(root).map_err(io_err(root))?;
     write_json(
         &run.info(),
@@ -102,7 +102,7 @@ pub fn train(
         )));
     }
     let cfg = run_config(root)?;
-    crate::evaluate::check_openings(&cfg)?;
+    crate::openings::check(&cfg)?;
     let _lock = run.lock_run()?;
     let mut state: RunState = read_json(&run.state())?;
     crate::generate::verify_run_shards(&run, cfg.run.games_per_generation, &state)?;
@@ -118,15 +118,11 @@ pub fn train(
     let metrics = Metrics::open(&run.metrics_jsonl(), &run.metrics_csv(), &run.tensorboard())?;
     // Endgame tables, opened once: self-play adjudicates with them, and each
     // candidate's value head is checked on a fixed sample of their positions.
-    let tables = open_tables(&cfg.selfplay.egdb, variant)?;
-    if let Some(w) = &tables.warning {
+    let (setup, warning) = crate::generate::selfplay_setup(&cfg.selfplay, variant, cfg.run.seed)?;
+    if let Some(w) = &warning {
         observer.line(w);
     }
-    let setup = RunSetup {
-        tables: tables.egdb.clone(),
-        start: None,
-    };
-    let table_set: Vec<TablePosition> = match &tables.egdb {
+    let table_set: Vec<TablePosition> = match &setup.tables {
         Some(egdb) => sample_table_positions(
             egdb,
             DEFAULT_POSITIONS,
@@ -134,8 +130,8 @@ pub fn train(
         ),
         None => Vec::new(),
     };
-    let buffer = ReplayBuffer::new(variant, cfg.train.window())
-        .with_value_targets(cfg.train.value_targets());
+    let buffer =
+        ReplayBuffer::new(variant, cfg.train.window).with_value_targets(cfg.train.value_target);
     let generations = options.generations.unwrap_or(cfg.run.generations);
     let max_hours = options.max_hours.unwrap_or(cfg.run.max_hours);
     if let Some(only) = options.only
@@ -366,17 +362,20 @@ impl Stages<'_> {
                 std::slice::from_ref(&r),
             )?;
             self.metrics.scalar("gating/score", generation, r.score)?;
-            self.metrics
-                .scalar("gating/elo", generation, bounded_elo(r.score, r.games))?;
+            self.metrics.scalar(
+                "gating/elo",
+                generation,
+                bounded_elo(r.score, r.wdl.games()),
+            )?;
             self.metrics
                 .scalar("gating/accepted", generation, r.accepted as u8 as f64)?;
             self.observer.line(&format!(
                 "generation {generation} gate: {} vs {}: +{} ={} -{} ({:.1}%, {}) in {:.0}s: {} ({})",
                 r.candidate,
                 r.best,
-                r.wins,
-                r.draws,
-                r.losses,
+                r.wdl.wins,
+                r.wdl.draws,
+                r.wdl.losses,
                 100.0 * r.score,
                 r.elo.map_or("elo n/a".into(), |e| format!("{e:+.0} Elo")),
                 r.seconds,
@@ -446,7 +445,7 @@ impl Stages<'_> {
                 self.metrics.scalar(
                     &format!("ladder/elo_vs_depth_{}", r.depth),
                     generation,
-                    bounded_elo(r.score, r.games),
+                    bounded_elo(r.score, r.wdl.games()),
                 )?;
                 parts.push(format!("d{} {:.0}%", r.depth, 100.0 * r.score));
             }

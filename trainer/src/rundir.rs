@@ -61,11 +61,15 @@ pub enum RunError {
     #[error("{stage}: {source}")]
     Match {
         stage: &'static str,
-        source: tammi_evaluator::SpecError,
+        source: tammi_evaluator::MatchError,
     },
-    /// The openings of gating and ladder matches.
-    #[error("{0}")]
-    Openings(#[from] tammi_evaluator::openings::OpeningError),
+    /// A setting's openings (self-play starts, gate or ladder deck) do not load.
+    #[error("{setting}: {source}")]
+    Openings {
+        /// The setting as written, e.g. `ladder.openings = "ballot"`.
+        setting: String,
+        source: Box<tammi_evaluator::openings::OpeningError>,
+    },
     /// The ladder chart could not be drawn.
     #[error("chart: {0}")]
     Chart(#[from] tammi_evaluator::chart::ChartError),

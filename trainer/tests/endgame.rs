@@ -25,8 +25,8 @@ fn quick(egdb: &str) -> RunConfig {
     cfg.selfplay.egdb = egdb.to_string();
     cfg.train.batch_size = 32;
     cfg.train.steps_per_generation = 4;
-    cfg.train.window_min_positions = 1000;
-    cfg.train.window_max_positions = 10_000;
+    cfg.train.window.min_positions = 1000;
+    cfg.train.window.max_positions = 10_000;
     cfg.gating.enabled = false;
     cfg.ladder.every = 0;
     cfg.run.games_per_generation = 16;

@@ -18,17 +18,24 @@ fn with_one_key(section: &str, key: &str, literal: &str) -> RunConfig {
         .unwrap_or_else(|e| panic!("[{section}] {key} = {literal}: {e}"))
 }
 
-/// Every `(section, key, value literal)` a preset sets, in file order.
+/// Every `(section, key, value literal)` a preset sets, in file order;
+/// sub-sections are named by their dotted path (`train.window`).
 fn keys_of(text: &str) -> Vec<(String, String, String)> {
+    fn walk(section: &str, table: &toml::Table, keys: &mut Vec<(String, String, String)>) {
+        for (key, v) in table {
+            match v {
+                toml::Value::Table(sub) => walk(&format!("{section}.{key}"), sub, keys),
+                _ => keys.push((section.to_string(), key.clone(), v.to_string())),
+            }
+        }
+    }
     let table: toml::Table = text.parse().unwrap();
     let mut keys = Vec::new();
     for (section, value) in &table {
         let toml::Value::Table(t) = value else {
             panic!("top-level key {section} outside a section")
         };
-        for (key, v) in t {
-            keys.push((section.clone(), key.clone(), v.to_string()));
-        }
+        walk(section, t, &mut keys);
     }
     keys
 }

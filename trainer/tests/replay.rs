@@ -55,10 +55,10 @@ fn reads_new_shards_once_trims_the_window_and_samples_batches() {
     std::fs::write(dir.path().join("gen-0001/notes.txt"), b"x").unwrap();
 
     let window = WindowConfig {
-        min_samples: n1 + n2 / 2,
+        min_positions: n1 + n2 / 2,
         alpha: 0.75,
         beta: 0.0,
-        max_samples: usize::MAX,
+        max_positions: usize::MAX,
     };
     let mut buffer = ReplayBuffer::new(Variant::English, window);
     assert_eq!(buffer.scan(dir.path()).unwrap(), n1);
