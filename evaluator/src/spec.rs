@@ -77,6 +77,39 @@ fn parse_u32(key: &str, v: &str, max: u32) -> Result<u32, SpecError> {
     }
 }
 
+/// The keys both searching players take: `movetime=T` and `egdb=DIR`.
+/// Returns whether `key` was one of them.
+fn search_key(
+    key: &str,
+    value: &str,
+    movetime: &mut Option<Duration>,
+    egdb: &mut Option<PathBuf>,
+) -> Result<bool, SpecError> {
+    match key {
+        "movetime" => *movetime = Some(parse_duration(value)?),
+        "egdb" if value.is_empty() => {
+            return Err(SpecError("egdb needs a table directory (egdb=DIR)".into()));
+        }
+        "egdb" => *egdb = Some(PathBuf::from(value)),
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// A searching player needs a budget: its own (`what`, given or not) or a
+/// time per move.
+fn require_budget(
+    kind: &str,
+    what: &str,
+    given: bool,
+    movetime: Option<Duration>,
+) -> Result<(), SpecError> {
+    if !given && movetime.is_none() {
+        return Err(SpecError(format!("{kind} needs {what} or movetime=T")));
+    }
+    Ok(())
+}
+
 impl FromStr for PlayerSpec {
     type Err = SpecError;
     fn from_str(text: &str) -> Result<Self, SpecError> {
@@ -102,17 +135,16 @@ impl FromStr for PlayerSpec {
             "alphabeta" => {
                 let (mut depth, mut movetime, mut hash_mb, mut egdb) = (None, None, 32, None);
                 for (k, v) in pairs {
+                    if search_key(k, v, &mut movetime, &mut egdb)? {
+                        continue;
+                    }
                     match k {
                         "depth" => depth = Some(parse_u32(k, v, 100)?),
-                        "movetime" => movetime = Some(parse_duration(v)?),
                         "hash" => hash_mb = parse_u32(k, v, MAX_HASH_MB)? as usize,
-                        "egdb" if !v.is_empty() => egdb = Some(PathBuf::from(v)),
                         _ => return Err(unknown(k, "depth, movetime, hash, egdb")),
                     }
                 }
-                if depth.is_none() && movetime.is_none() {
-                    return Err(SpecError("alphabeta needs depth=N or movetime=T".into()));
-                }
+                require_budget("alphabeta", "depth=N", depth.is_some(), movetime)?;
                 Ok(PlayerSpec::AlphaBeta {
                     depth,
                     movetime,
@@ -125,11 +157,12 @@ impl FromStr for PlayerSpec {
                 let mut batch = DEFAULT_MCTS_BATCH;
                 let mut backend = DeviceChoice::default();
                 for (k, v) in pairs {
+                    if search_key(k, v, &mut movetime, &mut egdb)? {
+                        continue;
+                    }
                     match k {
                         "model" => model = Some(PathBuf::from(v)),
                         "sims" => sims = Some(parse_u32(k, v, 10_000_000)?),
-                        "movetime" => movetime = Some(parse_duration(v)?),
-                        "egdb" if !v.is_empty() => egdb = Some(PathBuf::from(v)),
                         "batch" => batch = parse_u32(k, v, 256)?,
                         "backend" => {
                             backend = v
@@ -141,9 +174,7 @@ impl FromStr for PlayerSpec {
                         }
                     }
                 }
-                if sims.is_none() && movetime.is_none() {
-                    return Err(SpecError("mcts needs sims=N or movetime=T".into()));
-                }
+                require_budget("mcts", "sims=N", sims.is_some(), movetime)?;
                 Ok(PlayerSpec::Mcts {
                     model,
                     sims,
