@@ -147,6 +147,51 @@ fn perft_lines_and_counts() {
 }
 
 #[test]
+fn every_variant_name_and_alias_works_through_moves_perft_and_match() {
+    // Start moves and perft(4) as the rules crate's perft tables give them.
+    let cases: [(&str, usize, u64); 16] = [
+        ("english", 7, 1469),
+        ("italian", 7, 1469),
+        ("international", 9, 4265),
+        ("russian", 7, 1469),
+        ("brazilian", 7, 1469),
+        ("finnish", 7, 1469),
+        ("czech", 7, 1469),
+        ("portuguese", 7, 1469),
+        ("thai", 7, 3136),
+        ("english-giveaway", 7, 1469),
+        ("finnish-giveaway", 7, 1469),
+        ("russian-giveaway", 7, 1469),
+        ("international-giveaway", 9, 4265),
+        ("anti", 7, 1469),
+        ("poddavki", 7, 1469),
+        ("antidraughts", 9, 4265),
+    ];
+    for (name, moves, perft4) in cases {
+        let listed = ok(&["moves", "--variant", name]);
+        assert_eq!(listed.lines().count(), moves, "{name}: {listed}");
+        let rows = perft_lines(&ok(&["perft", "--variant", name, "--depth", "4"]));
+        assert_eq!(rows[3].1, perft4, "{name}");
+    }
+    // A match in a variant without an opening deck starts from random plies.
+    let out = ok(&[
+        "match",
+        "--variant",
+        "thai",
+        "--a",
+        "alphabeta:depth=2",
+        "--b",
+        "random",
+        "--games",
+        "2",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(out.trim().lines().last().unwrap()).unwrap();
+    assert_eq!(v["variant"], "thai", "{out}");
+    assert_eq!(v["games"].as_array().map(Vec::len), Some(2), "{out}");
+}
+
+#[test]
 fn perft_unique_merges_paths() {
     // The king ring: two paths, one result.
     let fen = ["--fen", "W:WK10:B14,15,22,23"];
@@ -398,7 +443,10 @@ fn match_bad_input_is_one_line_exit_2() {
             "random",
             "--variant",
             "italian",
+            "--openings",
+            "ballot",
         ],
+        &["moves", "--variant", "anti-checkers"],
         &[
             "match",
             "--a",

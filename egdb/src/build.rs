@@ -88,6 +88,14 @@ pub fn build(
             why: "boards above 64 squares".into(),
         });
     }
+    if variant.rules().giveaway {
+        // The solver scores a position without moves as lost and counts the
+        // material of an empty side as a loss: both invert in a give-away game.
+        return Err(EgdbError::Unsupported {
+            variant,
+            why: "give-away games (the solver scores a side without moves as lost)".into(),
+        });
+    }
     if options.pieces == 0 || options.pieces > 8 {
         return Err(EgdbError::Unsupported {
             variant,

@@ -26,6 +26,17 @@ use tammi_rules::{DrawRules, Game, Move, MoveList, Position};
 pub const MATE: i32 = 30_000;
 /// Scores beyond this are wins or losses, not evaluations.
 pub const MATE_BOUND: i32 = MATE - 1_000;
+
+/// The score, for the side to move, of a position where it has no legal
+/// move, `ply` plies from the root: lost, or won in a give-away game.
+fn no_moves_score(pos: &Position, ply: usize) -> i32 {
+    let lost = -(MATE - ply as i32);
+    if pos.variant().rules().giveaway {
+        -lost
+    } else {
+        lost
+    }
+}
 /// Score of a position the endgame tables call won, reached at the root
 /// (minus the plies to reach it): above every evaluation, below every mate.
 pub const TABLE_WIN: i32 = 20_000;
@@ -221,7 +232,7 @@ impl AlphaBeta {
         };
         let mut moves = root.legal_moves();
         if moves.is_empty() {
-            result.score = -MATE;
+            result.score = no_moves_score(&root, 0);
             result.elapsed = start.elapsed();
             return result;
         }
@@ -387,7 +398,7 @@ impl AlphaBeta {
         pos.legal_moves_into(&mut list);
         if list.is_empty() {
             self.lists[ply] = list;
-            return -(MATE - ply as i32);
+            return no_moves_score(pos, ply);
         }
         let forced_capture = list[0].is_capture();
         if ply >= MAX_PLY - 1 || (depth <= 0 && !forced_capture) {

@@ -204,14 +204,17 @@ pub fn english(pos: &Position, w: &EnglishWeights) -> i32 {
     }
 }
 
-/// Material only (men 100, kings 300 with flying kings, else 150), from the side to move's view.
+/// Material only (men 100, kings 300 with flying kings, else 150), from the
+/// side to move's view; in a give-away game, where the side that runs out of
+/// pieces wins, the material of the other side counts instead.
 pub fn material(pos: &Position) -> i32 {
     let rules = pos.variant().rules();
     let king = if rules.flying_kings { 300 } else { 150 };
     let us = pos.side_to_move();
     let (um, uk) = pos.count(us);
     let (tm, tk) = pos.count(us.opponent());
-    (um as i32 - tm as i32) * 100 + (uk as i32 - tk as i32) * king
+    let ours = (um as i32 - tm as i32) * 100 + (uk as i32 - tk as i32) * king;
+    if rules.giveaway { -ours } else { ours }
 }
 
 /// The evaluation used for a variant.

@@ -54,6 +54,9 @@ impl fmt::Display for Opening {
 /// Where openings come from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum OpeningSource {
+    /// The variant's standard openings: the three-move deck for English,
+    /// four random plies for every other variant (none has a deck here).
+    Standard,
     /// The three-move deck (English only).
     Ballot,
     /// `count` openings of `plies` random legal moves each, from a seed.
@@ -65,7 +68,9 @@ pub enum OpeningSource {
 impl std::str::FromStr for OpeningSource {
     type Err = OpeningError;
     fn from_str(s: &str) -> Result<Self, OpeningError> {
-        if s == "ballot" {
+        if s == "standard" {
+            Ok(OpeningSource::Standard)
+        } else if s == "ballot" {
             Ok(OpeningSource::Ballot)
         } else if let Some(k) = s.strip_prefix("random:") {
             let plies = k
@@ -156,6 +161,12 @@ pub fn load_openings(
     seed: u64,
 ) -> Result<Vec<Opening>, OpeningError> {
     match source {
+        OpeningSource::Standard if variant == Variant::English => {
+            load_openings(variant, &OpeningSource::Ballot, count, seed)
+        }
+        OpeningSource::Standard => {
+            load_openings(variant, &OpeningSource::Random { plies: 4 }, count, seed)
+        }
         OpeningSource::Ballot => {
             if variant != Variant::English {
                 return Err(OpeningError::NoBallot(variant));

@@ -53,3 +53,16 @@ fn openings_deck_is_what_the_docs_say() {
     assert_eq!(hashes.len(), 174);
     assert!(load_openings(Variant::Italian, &OpeningSource::Ballot, 0, 1).is_err());
 }
+
+#[test]
+fn standard_openings_are_the_deck_in_english_and_four_random_plies_elsewhere() {
+    let standard: OpeningSource = "standard".parse().unwrap();
+    let english = load_openings(Variant::English, &standard, 0, 1).unwrap();
+    assert_eq!(english.len(), 174);
+    for v in [Variant::Czech, Variant::Thai, Variant::International] {
+        let openings = load_openings(v, &standard, 30, 7).unwrap();
+        assert_eq!(openings.len(), 30, "{v}");
+        assert!(openings.iter().all(|o| o.moves.len() == 4), "{v}");
+        assert!(openings.iter().all(|o| o.game(v).is_ok()), "{v}");
+    }
+}

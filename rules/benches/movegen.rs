@@ -16,6 +16,9 @@ fn perft_bench(c: &mut Criterion) {
         (Variant::Russian, 8),
         (Variant::Brazilian, 8),
         (Variant::Finnish, 9),
+        (Variant::Czech, 9),
+        (Variant::Portuguese, 9),
+        (Variant::Thai, 8),
     ] {
         let start = Position::start(variant);
         let leaves = perft(&start, depth, PerftMode::Paths);

@@ -1,7 +1,7 @@
 //! A game: positions and moves from a start, the draw counters, and how it ended.
 //!
 //! End checks after each ply, in this order (RULES.md §2.6): the side to move
-//! has no legal move and loses; the position (pieces and side to move) has
+//! has no legal move and loses (wins in a give-away game); the position (pieces and side to move) has
 //! occurred for the third time: draw; the no-progress counter reached the
 //! variant's limit: draw.  The draw rules are flags in [`DrawRules`], on by
 //! default as the variant's [`RuleSet`](crate::RuleSet) says.
@@ -17,6 +17,8 @@ use std::fmt;
 pub enum EndReason {
     /// The side to move had no legal move (no pieces, or all blocked).
     NoMoves,
+    /// In a give-away game, the side to move had no legal move and wins.
+    GaveAway,
     /// The same position occurred for the third time.
     Repetition,
     /// Too many plies without a man move or a capture.
@@ -28,6 +30,7 @@ impl EndReason {
     pub fn name(self) -> &'static str {
         match self {
             EndReason::NoMoves => "no-moves",
+            EndReason::GaveAway => "gave-away",
             EndReason::Repetition => "repetition",
             EndReason::NoProgress => "no-progress",
         }
@@ -62,6 +65,13 @@ impl fmt::Display for Outcome {
     /// E.g. "black wins: white has no legal move", "draw by threefold repetition".
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match (self.winner, self.reason) {
+            (Some(w), EndReason::GaveAway) => {
+                write!(
+                    f,
+                    "{} wins: it has no legal move left (give-away)",
+                    w.name()
+                )
+            }
             (Some(w), EndReason::NoMoves) => write!(
                 f,
                 "{} wins: {} has no legal move",
@@ -76,7 +86,9 @@ impl fmt::Display for Outcome {
                     "draw: no man moved and nothing was captured for too long"
                 )
             }
-            (None, EndReason::NoMoves) => write!(f, "draw ({})", self.reason.name()),
+            (None, EndReason::NoMoves | EndReason::GaveAway) => {
+                write!(f, "draw ({})", self.reason.name())
+            }
         }
     }
 }
@@ -172,9 +184,17 @@ impl Game {
     fn refresh(&mut self) {
         self.position.legal_moves_into(&mut self.legal);
         self.outcome = if self.legal.is_empty() {
-            Some(Outcome {
-                winner: Some(self.position.side_to_move().opponent()),
-                reason: EndReason::NoMoves,
+            let side = self.position.side_to_move();
+            Some(if self.position.variant().rules().giveaway {
+                Outcome {
+                    winner: Some(side),
+                    reason: EndReason::GaveAway,
+                }
+            } else {
+                Outcome {
+                    winner: Some(side.opponent()),
+                    reason: EndReason::NoMoves,
+                }
             })
         } else if self.draw_rules.threefold_repetition && self.repetition_count() >= 2 {
             Some(Outcome {

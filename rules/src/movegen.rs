@@ -15,8 +15,8 @@
 use crate::geometry::{Bits, Geometry};
 use crate::moves::{MAX_LANDINGS, Move, MoveList};
 use crate::variant::{
-    BRAZILIAN, CapturePrecedence, Color, ENGLISH, FINNISH, INTERNATIONAL, ITALIAN,
-    PromotionInCapture, RUSSIAN, RuleSet,
+    BRAZILIAN, CZECH, CapturePrecedence, Color, ENGLISH, FINNISH, INTERNATIONAL, ITALIAN,
+    PORTUGUESE, PromotionInCapture, RUSSIAN, RuleSet, THAI,
 };
 
 /// A variant's rules as compile-time constants.
@@ -31,6 +31,8 @@ pub(crate) trait Rules {
     const WHITE_PROMO: u64 = Self::G.top_rows(1);
     const FLYING: bool = Self::RS.flying_kings;
     const LANDS_TO_CONTINUE: bool = Self::RS.king_lands_to_continue;
+    const LANDS_ADJACENT: bool = Self::RS.king_lands_adjacent;
+    const REMOVED_AT_ONCE: bool = Self::RS.removed_during_capture;
     const MEN_BACK: bool = Self::RS.men_capture_backward;
     const PREC: CapturePrecedence = Self::RS.precedence;
     const PROMO: PromotionInCapture = Self::RS.promotion_in_capture;
@@ -43,6 +45,9 @@ pub(crate) struct InternationalRules;
 pub(crate) struct RussianRules;
 pub(crate) struct BrazilianRules;
 pub(crate) struct FinnishRules;
+pub(crate) struct CzechRules;
+pub(crate) struct PortugueseRules;
+pub(crate) struct ThaiRules;
 
 impl Rules for EnglishRules {
     const RS: RuleSet = ENGLISH;
@@ -62,11 +67,21 @@ impl Rules for BrazilianRules {
 impl Rules for FinnishRules {
     const RS: RuleSet = FINNISH;
 }
+impl Rules for CzechRules {
+    const RS: RuleSet = CZECH;
+}
+impl Rules for PortugueseRules {
+    const RS: RuleSet = PORTUGUESE;
+}
+impl Rules for ThaiRules {
+    const RS: RuleSet = THAI;
+}
 
-/// Runs `$body` with `$r` bound to the `Rules` type of `$variant`.
+/// Runs `$body` with `$r` bound to the `Rules` type of `$variant`.  A
+/// give-away game moves as its base game: it shares the base's generator.
 macro_rules! dispatch {
     ($variant:expr, $r:ident => $body:expr) => {
-        match $variant {
+        match $variant.base() {
             $crate::variant::Variant::English => {
                 type $r = $crate::movegen::EnglishRules;
                 $body
@@ -91,6 +106,23 @@ macro_rules! dispatch {
                 type $r = $crate::movegen::FinnishRules;
                 $body
             }
+            $crate::variant::Variant::Czech => {
+                type $r = $crate::movegen::CzechRules;
+                $body
+            }
+            $crate::variant::Variant::Portuguese => {
+                type $r = $crate::movegen::PortugueseRules;
+                $body
+            }
+            $crate::variant::Variant::Thai => {
+                type $r = $crate::movegen::ThaiRules;
+                $body
+            }
+            // `base()` never returns a give-away variant.
+            $crate::variant::Variant::EnglishGiveaway
+            | $crate::variant::Variant::FinnishGiveaway
+            | $crate::variant::Variant::RussianGiveaway
+            | $crate::variant::Variant::InternationalGiveaway => unreachable!(),
         }
     };
 }
@@ -495,6 +527,11 @@ impl<R: Rules, S: Sink, const WHITE: bool> Dfs<'_, R, S, WHITE> {
                     | (kings << 32)
                     | king_order as u64
             }
+            CapturePrecedence::KingFirst => self.by_king as u64,
+            CapturePrecedence::MajorityThenKings => {
+                let kings = (captured & self.them_kings).count_ones() as u64;
+                ((depth as u64) << 8) | kings
+            }
         }
     }
 
@@ -651,19 +688,31 @@ impl<R: Rules, S: Sink, const WHITE: bool> Dfs<'_, R, S, WHITE> {
                     (land & !promo & !cont, land & (promo | cont))
                 }
             };
-            // A one-hop man capture takes one piece, never a king in Italian:
-            // its precedence score is the same for all of them.
-            let score = self.score(1, 0, 0);
-            if S::BULK {
-                self.sink.bulk_captures(R::PREC, done.count_ones(), score);
+            // A one-hop man capture takes one piece; its precedence score
+            // depends at most on whether that piece is a king (Portuguese;
+            // Italian men never take kings), so the hops go in two groups.
+            let behind_kings = if R::PREC == CapturePrecedence::MajorityThenKings {
+                step::<R>(self.them_kings, d)
             } else {
-                for t in Bits(done) {
-                    let victim = step::<R>(1 << t, reverse(d));
-                    let from = step::<R>(victim, reverse(d));
-                    self.from = from.trailing_zeros();
-                    self.path[0] = t as u8;
-                    let promotes = (1u64 << t) & promo != 0;
-                    self.emit_scored(1, victim, promotes, score);
+                0
+            };
+            for group in [done & !behind_kings, done & behind_kings] {
+                if group == 0 {
+                    continue;
+                }
+                let sample = step::<R>(group & group.wrapping_neg(), reverse(d));
+                let score = self.score(1, sample, self.king_order(0, sample, 0));
+                if S::BULK {
+                    self.sink.bulk_captures(R::PREC, group.count_ones(), score);
+                } else {
+                    for t in Bits(group) {
+                        let victim = step::<R>(1 << t, reverse(d));
+                        let from = step::<R>(victim, reverse(d));
+                        self.from = from.trailing_zeros();
+                        self.path[0] = t as u8;
+                        let promotes = (1u64 << t) & promo != 0;
+                        self.emit_scored(1, victim, promotes, score);
+                    }
                 }
             }
             for t in Bits(more) {
@@ -684,16 +733,28 @@ impl<R: Rules, S: Sink, const WHITE: bool> Dfs<'_, R, S, WHITE> {
         }
     }
 
+    /// The squares a king may pass or land on once `captured` are taken:
+    /// taken pieces still block unless they leave the board at once (Thai).
+    #[inline(always)]
+    fn empty_during(&self, captured: u64) -> u64 {
+        if R::REMOVED_AT_ONCE {
+            self.empty | captured
+        } else {
+            self.empty
+        }
+    }
+
     /// Whether a king on `sq` could capture again, given what is already captured.
     #[inline(always)]
     fn king_can_capture(&self, sq: u64, captured: u64) -> bool {
         let victims = self.them & !captured;
+        let empty = self.empty_during(captured);
         for d in 0..4 {
             let mut t = step::<R>(sq, d);
-            while t & self.empty != 0 {
+            while t & empty != 0 {
                 t = step::<R>(t, d);
             }
-            if t & victims != 0 && step::<R>(t, d) & self.empty != 0 {
+            if t & victims != 0 && step::<R>(t, d) & empty != 0 {
                 return true;
             }
         }
@@ -704,11 +765,12 @@ impl<R: Rules, S: Sink, const WHITE: bool> Dfs<'_, R, S, WHITE> {
     /// a man crowned during this capture (Russian rules).
     fn king(&mut self, sq: u64, captured: u64, depth: usize, king_order: u32, crowned: bool) {
         let victims = self.them & !captured;
+        let empty = self.empty_during(captured);
         let mut found = false;
         for d in 0..4 {
             let victim = if R::FLYING {
                 let mut t = step::<R>(sq, d);
-                while t & self.empty != 0 {
+                while t & empty != 0 {
                     t = step::<R>(t, d);
                 }
                 t & victims
@@ -718,14 +780,14 @@ impl<R: Rules, S: Sink, const WHITE: bool> Dfs<'_, R, S, WHITE> {
             if victim == 0 {
                 continue;
             }
-            let mut land = step::<R>(victim, d) & self.empty;
+            let mut land = step::<R>(victim, d) & empty;
             if land == 0 {
                 continue;
             }
             found = true;
             let cap = captured | victim;
             let order = self.king_order(king_order, victim, depth);
-            if !R::FLYING {
+            if !R::FLYING || R::LANDS_ADJACENT {
                 self.path[depth] = land.trailing_zeros() as u8;
                 self.king(land, cap, depth + 1, order, crowned);
                 continue;
@@ -734,7 +796,7 @@ impl<R: Rules, S: Sink, const WHITE: bool> Dfs<'_, R, S, WHITE> {
             let mut landings = 0u64;
             while land != 0 {
                 landings |= land;
-                land = step::<R>(land, d) & self.empty;
+                land = step::<R>(land, d) & empty;
             }
             if R::LANDS_TO_CONTINUE {
                 // The king must stop where it can go on capturing, if there is

@@ -425,12 +425,9 @@ impl Position {
         let to = m.dest_bit();
         let was_king = self.kings & (1 << from) != 0;
         let is_king = was_king || m.promotes();
-        self.pieces[us] &= !(1 << from);
-        self.pieces[us] |= 1 << to;
-        self.kings &= !(1 << from);
-        self.kings |= (is_king as u64) << to;
-        let mut h =
-            self.hash ^ zobrist::piece(us, was_king, from) ^ zobrist::piece(us, is_king, to);
+        // Captures first: where taken pieces leave the board at once (Thai)
+        // a king may end its move on the square of a piece it took.
+        let mut h = self.hash;
         let captured = m.captured_bits();
         if captured != 0 {
             for b in Bits(captured) {
@@ -439,6 +436,11 @@ impl Position {
             self.pieces[them] &= !captured;
             self.kings &= !captured;
         }
+        self.pieces[us] &= !(1 << from);
+        self.pieces[us] |= 1 << to;
+        self.kings &= !(1 << from);
+        self.kings |= (is_king as u64) << to;
+        h ^= zobrist::piece(us, was_king, from) ^ zobrist::piece(us, is_king, to);
         self.hash = h ^ zobrist::WHITE_TO_MOVE;
         self.side = self.side.opponent();
     }
@@ -472,8 +474,8 @@ impl fmt::Display for Position {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let g = self.geometry();
         let n = g.size as i32;
-        // Italian diagrams are the mirror image of the stored (English) layout.
-        let mirrored = self.variant == Variant::Italian;
+        // Italian and Portuguese diagrams are the mirror image of the stored (English) layout.
+        let mirrored = self.variant.mirrored_board();
         for row in 0..n {
             for col in 0..n {
                 let stored_col = if mirrored { n - 1 - col } else { col };

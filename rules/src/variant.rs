@@ -78,6 +78,12 @@ pub enum CapturePrecedence {
     /// The four Italian rules in order: most pieces, capture with a king,
     /// most kings, kings earliest (RULES.md §3.2).
     Italian,
+    /// A king must capture when one can; otherwise free choice (Czech
+    /// priority rule, VARIANTS.md).
+    KingFirst,
+    /// Most pieces, then most kings among them (Portuguese quantity and
+    /// quality rules, VARIANTS.md).
+    MajorityThenKings,
 }
 
 /// The rules of a variant, as flags.
@@ -97,6 +103,16 @@ pub struct RuleSet {
     /// capturing only if it can from there (Finnish folk tammi).  Majority
     /// rules make the choice by themselves, so they leave it false.
     pub king_lands_to_continue: bool,
+    /// A flying king lands on the square right behind the piece it takes and
+    /// goes on from there (Thai); when false it may land further on.
+    pub king_lands_adjacent: bool,
+    /// Captured pieces leave the board as they are taken, so a king may pass
+    /// their squares again in the same move (Thai); when false they stay,
+    /// blocking, until the move ends.
+    pub removed_during_capture: bool,
+    /// The give-away (losing) game: the side that cannot move, having no
+    /// pieces or being blocked, wins (RULES.md §4.4, VARIANTS.md).
+    pub giveaway: bool,
     /// Men may capture backwards.
     pub men_capture_backward: bool,
     /// Men may capture kings (false in Italian).
@@ -130,17 +146,49 @@ pub enum Variant {
     /// setup and men, flying kings that may stop anywhere beyond a captured
     /// piece, free choice among captures, the move ends on crowning.
     Finnish,
+    /// Czech draughts: Finnish folk rules with white first and the priority
+    /// rule (a king must capture when one can).
+    Czech,
+    /// Portuguese draughts (damas clássicas): flying kings, men capture
+    /// forward only, most pieces then most kings must be taken; mirrored board.
+    Portuguese,
+    /// Thai draughts (mak-hot): eight men each; a flying king lands right
+    /// behind the piece it takes, and taken pieces leave the board at once.
+    Thai,
+    /// English rules, give-away: the side that cannot move wins (BrainKing's
+    /// Anti-checkers).
+    EnglishGiveaway,
+    /// Finnish folk tammi, give-away (RULES.md §4.4).
+    FinnishGiveaway,
+    /// Russian rules, give-away (poddavki).
+    RussianGiveaway,
+    /// International rules, give-away (antidraughts).
+    InternationalGiveaway,
 }
 
 impl Variant {
     /// Every implemented variant.
-    pub const ALL: [Variant; 6] = [
+    pub const ALL: [Variant; 13] = [
         Variant::English,
         Variant::Italian,
         Variant::International,
         Variant::Russian,
         Variant::Brazilian,
         Variant::Finnish,
+        Variant::Czech,
+        Variant::Portuguese,
+        Variant::Thai,
+        Variant::EnglishGiveaway,
+        Variant::FinnishGiveaway,
+        Variant::RussianGiveaway,
+        Variant::InternationalGiveaway,
+    ];
+
+    /// Other names accepted on the command line and in files.
+    pub const ALIASES: [(&'static str, Variant); 3] = [
+        ("anti", Variant::EnglishGiveaway),
+        ("poddavki", Variant::RussianGiveaway),
+        ("antidraughts", Variant::InternationalGiveaway),
     ];
 
     /// The name used on the command line and in files.
@@ -152,12 +200,21 @@ impl Variant {
             Variant::Russian => "russian",
             Variant::Brazilian => "brazilian",
             Variant::Finnish => "finnish",
+            Variant::Czech => "czech",
+            Variant::Portuguese => "portuguese",
+            Variant::Thai => "thai",
+            Variant::EnglishGiveaway => "english-giveaway",
+            Variant::FinnishGiveaway => "finnish-giveaway",
+            Variant::RussianGiveaway => "russian-giveaway",
+            Variant::InternationalGiveaway => "international-giveaway",
         }
     }
 
     /// The PDN `GameType` number of the variant.  PDN assigns none to
-    /// Finnish tammi; tammi writes 101 for it (readers that do not know the
-    /// number refuse the game rather than play it by other rules).
+    /// Finnish tammi or to the give-away games; tammi writes 101 for Finnish
+    /// and the base game's number plus 100 for a give-away game (readers
+    /// that do not know a number refuse the game rather than play it by
+    /// other rules).
     pub const fn pdn_game_type(self) -> u8 {
         match self {
             Variant::English => 21,
@@ -166,7 +223,32 @@ impl Variant {
             Variant::Russian => 25,
             Variant::Brazilian => 26,
             Variant::Finnish => 101,
+            Variant::Czech => 29,
+            Variant::Portuguese => 28,
+            Variant::Thai => 31,
+            Variant::EnglishGiveaway
+            | Variant::FinnishGiveaway
+            | Variant::RussianGiveaway
+            | Variant::InternationalGiveaway => self.base().pdn_game_type() + 100,
         }
+    }
+
+    /// The game a give-away variant is played by; the variant itself otherwise.
+    pub const fn base(self) -> Variant {
+        match self {
+            Variant::EnglishGiveaway => Variant::English,
+            Variant::FinnishGiveaway => Variant::Finnish,
+            Variant::RussianGiveaway => Variant::Russian,
+            Variant::InternationalGiveaway => Variant::International,
+            other => other,
+        }
+    }
+
+    /// Whether diagrams and square numbers show the mirror image of the
+    /// stored layout: the board is turned so that a light square is at each
+    /// player's near left (Italian, Portuguese).
+    pub const fn mirrored_board(self) -> bool {
+        matches!(self, Variant::Italian | Variant::Portuguese)
     }
 
     /// The variant with a PDN `GameType` number.
@@ -183,6 +265,16 @@ impl Variant {
             Variant::Russian => RUSSIAN,
             Variant::Brazilian => BRAZILIAN,
             Variant::Finnish => FINNISH,
+            Variant::Czech => CZECH,
+            Variant::Portuguese => PORTUGUESE,
+            Variant::Thai => THAI,
+            Variant::EnglishGiveaway
+            | Variant::FinnishGiveaway
+            | Variant::RussianGiveaway
+            | Variant::InternationalGiveaway => RuleSet {
+                giveaway: true,
+                ..self.base().rules()
+            },
         }
     }
 
@@ -194,14 +286,15 @@ impl Variant {
     /// The printed number of a square (1-based), in this variant's numbering.
     ///
     /// English, Russian, Brazilian and International number the dark squares
-    /// row by row from the top-left as stored.  Italian uses the same rule on
-    /// the mirrored board, so its numbers reverse the order within each row
-    /// (RULES.md §1.1).
+    /// row by row from the top-left as stored.  Italian (and Portuguese) use
+    /// the same rule on the mirrored board, so their numbers reverse the
+    /// order within each row (RULES.md §1.1).
     pub fn square_number(self, sq: Square) -> u32 {
         let s = sq.0 as u32;
-        match self {
-            Variant::Italian => 4 * (s / 4) + 4 - (s % 4),
-            _ => s + 1,
+        if self.mirrored_board() {
+            4 * (s / 4) + 4 - (s % 4)
+        } else {
+            s + 1
         }
     }
 
@@ -211,12 +304,11 @@ impl Variant {
         if n == 0 || n > count {
             return None;
         }
-        let s = match self {
-            Variant::Italian => {
-                let m = n - 1;
-                4 * (m / 4) + 3 - (m % 4)
-            }
-            _ => n - 1,
+        let s = if self.mirrored_board() {
+            let m = n - 1;
+            4 * (m / 4) + 3 - (m % 4)
+        } else {
+            n - 1
         };
         Some(Square(s as u8))
     }
@@ -247,11 +339,16 @@ pub struct UnknownVariant(pub String);
 impl fmt::Display for UnknownVariant {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let names: Vec<&str> = Variant::ALL.iter().map(|v| v.name()).collect();
+        let aliases: Vec<String> = Variant::ALIASES
+            .iter()
+            .map(|(alias, v)| format!("{alias} = {v}"))
+            .collect();
         write!(
             f,
-            "unknown variant '{}' (known: {})",
+            "unknown variant '{}' (known: {}; aliases: {})",
             self.0,
-            names.join(", ")
+            names.join(", "),
+            aliases.join(", ")
         )
     }
 }
@@ -265,6 +362,12 @@ impl FromStr for Variant {
         Variant::ALL
             .into_iter()
             .find(|v| v.name() == lower)
+            .or_else(|| {
+                Variant::ALIASES
+                    .into_iter()
+                    .find(|(alias, _)| *alias == lower)
+                    .map(|(_, v)| v)
+            })
             .ok_or_else(|| UnknownVariant(s.to_string()))
     }
 }
@@ -292,6 +395,9 @@ pub const ENGLISH: RuleSet = RuleSet {
     first_to_move: Color::Black,
     flying_kings: false,
     king_lands_to_continue: false,
+    king_lands_adjacent: false,
+    removed_during_capture: false,
+    giveaway: false,
     men_capture_backward: false,
     man_captures_king: true,
     promotion_in_capture: PromotionInCapture::EndsMove,
@@ -316,6 +422,9 @@ pub const RUSSIAN: RuleSet = RuleSet {
     first_to_move: Color::White,
     flying_kings: true,
     king_lands_to_continue: true,
+    king_lands_adjacent: false,
+    removed_during_capture: false,
+    giveaway: false,
     men_capture_backward: true,
     man_captures_king: true,
     promotion_in_capture: PromotionInCapture::ContinuesAsKing,
@@ -348,6 +457,34 @@ pub const BRAZILIAN: RuleSet = RuleSet {
 pub const FINNISH: RuleSet = RuleSet {
     flying_kings: true,
     ..ENGLISH
+};
+
+/// Czech draughts (VARIANTS.md): Finnish folk rules with white moving first
+/// and the priority rule.  Draw rules as §2.6 [interpretation].
+pub const CZECH: RuleSet = RuleSet {
+    first_to_move: Color::White,
+    precedence: CapturePrecedence::KingFirst,
+    ..FINNISH
+};
+
+/// Portuguese draughts (VARIANTS.md): white first, flying kings, men move and
+/// capture forward only, most pieces then most kings.  Men capture forward
+/// only, so a man reaching the far row in a capture always ends there.
+pub const PORTUGUESE: RuleSet = RuleSet {
+    first_to_move: Color::White,
+    precedence: CapturePrecedence::MajorityThenKings,
+    ..FINNISH
+};
+
+/// Thai draughts (VARIANTS.md): two rows of men each, white first, men
+/// capture forward only, free choice; a flying king lands right behind each
+/// piece it takes, which leaves the board at once.
+pub const THAI: RuleSet = RuleSet {
+    setup_rows: 2,
+    first_to_move: Color::White,
+    king_lands_adjacent: true,
+    removed_during_capture: true,
+    ..FINNISH
 };
 
 #[cfg(test)]

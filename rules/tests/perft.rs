@@ -67,6 +67,53 @@ fn finnish_to_depth_8_equals_english() {
 }
 
 #[test]
+fn czech_to_depth_9() {
+    // English figures to depth 8 (white moves first on a symmetric start;
+    // the first kings appear at ply 8 and have not moved), then the flying
+    // kings and the priority rule change the count.  Depth 7 is cross-checked
+    // by the reference generator (tests/reference.rs).
+    check(
+        Variant::Czech,
+        &[7, 49, 302, 1469, 7361, 36768, 179740, 845931, 3963673],
+        PerftMode::Paths,
+    );
+}
+
+#[test]
+fn portuguese_to_depth_9() {
+    // Equal to Italian to depth 8: both take the most pieces, and no king
+    // has moved yet.
+    check(
+        Variant::Portuguese,
+        &[7, 49, 302, 1469, 7361, 36473, 177532, 828783, 3860866],
+        PerftMode::Paths,
+    );
+}
+
+#[test]
+fn thai_to_depth_8() {
+    check(
+        Variant::Thai,
+        &[7, 49, 392, 3136, 26592, 218695, 1820189, 14533014],
+        PerftMode::Paths,
+    );
+}
+
+#[test]
+fn giveaway_games_move_as_their_base_games() {
+    for v in Variant::ALL {
+        let base = v.base();
+        assert_eq!(v.rules().giveaway, v != base, "{v}");
+        let (a, b) = (Position::start(v), Position::start(base));
+        assert_eq!(
+            perft(&a, 6, PerftMode::Paths),
+            perft(&b, 6, PerftMode::Paths),
+            "{v}"
+        );
+    }
+}
+
+#[test]
 fn unique_equals_paths_where_no_loops_are_possible() {
     let start = Position::start(Variant::English);
     for d in 1..=7 {

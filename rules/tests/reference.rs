@@ -36,6 +36,10 @@ enum Choice {
     Free,
     Majority,
     Italian,
+    /// Czech priority rule: a king must take when a king can; else free.
+    KingFirst,
+    /// Portuguese quantity then quality: most pieces, then most kings.
+    MajorityThenKings,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,6 +54,10 @@ struct Rules {
     russian_landing: bool,
     /// Italian numbering: the left-right mirror of the English column rule.
     italian_numbering: bool,
+    /// Thai: a flying king stops on the square right behind its victim.
+    short_landing: bool,
+    /// Thai: a taken piece leaves the board as it is jumped.
+    removed_at_once: bool,
 }
 
 fn rules(v: Variant) -> Rules {
@@ -62,6 +70,8 @@ fn rules(v: Variant) -> Rules {
         choice: Choice::Free,
         russian_landing: false,
         italian_numbering: false,
+        short_landing: false,
+        removed_at_once: false,
     };
     match v {
         Variant::English => english,
@@ -99,6 +109,31 @@ fn rules(v: Variant) -> Rules {
             flying: true,
             ..english
         },
+        // VARIANTS.md: Czech is folk tammi with the king-first rule.
+        Variant::Czech => Rules {
+            flying: true,
+            choice: Choice::KingFirst,
+            ..english
+        },
+        // VARIANTS.md: Portuguese, on the mirrored board.
+        Variant::Portuguese => Rules {
+            flying: true,
+            choice: Choice::MajorityThenKings,
+            italian_numbering: true,
+            ..english
+        },
+        // VARIANTS.md: Thai (mak-hot).
+        Variant::Thai => Rules {
+            flying: true,
+            short_landing: true,
+            removed_at_once: true,
+            ..english
+        },
+        // A give-away game moves exactly as the game it is played by.
+        Variant::EnglishGiveaway => rules(Variant::English),
+        Variant::FinnishGiveaway => rules(Variant::Finnish),
+        Variant::RussianGiveaway => rules(Variant::Russian),
+        Variant::InternationalGiveaway => rules(Variant::International),
     }
 }
 
@@ -244,7 +279,7 @@ impl Search<'_> {
             if king && rs.flying {
                 // Slide over empty squares to the first piece.
                 let mut k = 1;
-                while b.on(r + k * dr, c + k * dc) && b.get(r + k * dr, c + k * dc).is_none() {
+                while self.free(r + k * dr, c + k * dc) {
                     k += 1;
                 }
                 let (jr, jc) = (r + k * dr, c + k * dc);
@@ -253,8 +288,11 @@ impl Search<'_> {
                 }
                 let mut lands = Vec::new();
                 let mut j = 1;
-                while b.on(jr + j * dr, jc + j * dc) && b.get(jr + j * dr, jc + j * dc).is_none() {
+                while self.free(jr + j * dr, jc + j * dc) {
                     lands.push((jr + j * dr, jc + j * dc));
+                    if rs.short_landing {
+                        break;
+                    }
                     j += 1;
                 }
                 if !lands.is_empty() {
@@ -266,12 +304,20 @@ impl Search<'_> {
                 }
                 let (jr, jc) = (r + dr, c + dc);
                 let (lr, lc) = (r + 2 * dr, c + 2 * dc);
-                if b.on(lr, lc) && self.jumpable(jr, jc, king) && b.get(lr, lc).is_none() {
+                if self.free(lr, lc) && self.jumpable(jr, jc, king) {
                     out.push(((jr, jc), vec![(lr, lc)]));
                 }
             }
         }
         out
+    }
+
+    /// Whether (r, c) is on the board and a piece may pass or stop there now:
+    /// empty, or holding a piece already taken where taken pieces leave at once.
+    fn free(&self, r: i32, c: i32) -> bool {
+        let b = self.board;
+        b.on(r, c)
+            && (b.get(r, c).is_none() || (b.rules.removed_at_once && self.taken.contains(&(r, c))))
     }
 
     /// Whether the piece on (r, c) may be jumped now by a man or king.
@@ -394,6 +440,11 @@ fn reference_moves(b: &Board) -> Vec<RefMove> {
     match rs.choice {
         Choice::Free => captures,
         Choice::Majority => keep_max(captures, |m| m.taken.len()),
+        Choice::KingFirst => keep_max(captures, |m| m.by_king as usize),
+        Choice::MajorityThenKings => {
+            let c = keep_max(captures, |m| m.taken.len());
+            keep_max(c, |m| m.taken.iter().filter(|t| t.1).count())
+        }
         Choice::Italian => {
             // 1. most pieces; 2. with a king; 3. most kings; 4. kings earliest.
             let c = keep_max(captures, |m| m.taken.len());
@@ -706,6 +757,9 @@ variant_properties!(international, Variant::International, 500, 25000);
 variant_properties!(russian, Variant::Russian, 1000, 40000);
 variant_properties!(brazilian, Variant::Brazilian, 1000, 40000);
 variant_properties!(finnish, Variant::Finnish, 1000, 40000);
+variant_properties!(czech, Variant::Czech, 1000, 40000);
+variant_properties!(portuguese, Variant::Portuguese, 1000, 40000);
+variant_properties!(thai, Variant::Thai, 1000, 40000);
 
 /// Perft `Paths` counts every capture path, `Unique` counts moves with the same
 /// origin, destination and captured set once (checked against the reference to depth 2).
@@ -786,13 +840,17 @@ fn reference_numbering_agrees_with_rules_md() {
 fn reference_reproduces_published_perft() {
     // Folk tammi gives the English figures (RULES.md §6.5): its first kings
     // appear at ply 8 and have not moved yet.
-    let table: [(Variant, &[u64]); 6] = [
+    let table: [(Variant, &[u64]); 9] = [
         (Variant::English, &[7, 49, 302, 1469, 7361, 36768]),
         (Variant::Italian, &[7, 49, 302, 1469, 7361, 36473]),
         (Variant::International, &[9, 81, 658, 4265, 27117]),
         (Variant::Russian, &[7, 49, 302, 1469, 7482, 37986]),
         (Variant::Brazilian, &[7, 49, 302, 1469, 7473, 37628]),
         (Variant::Finnish, &[7, 49, 302, 1469, 7361, 36768]),
+        // The crate's own figures for these (tests/perft.rs), reproduced.
+        (Variant::Czech, &[7, 49, 302, 1469, 7361, 36768]),
+        (Variant::Portuguese, &[7, 49, 302, 1469, 7361, 36473]),
+        (Variant::Thai, &[7, 49, 392, 3136, 26592, 218695]),
     ];
     for (v, expected) in table {
         let b = Board::from_position(&Position::start(v));
@@ -982,4 +1040,76 @@ fn english_ring_counts_two_paths_but_one_unique_move() {
     // Both paths lead to the same position.
     let moves = pos.legal_moves();
     assert_eq!(pos.play(&moves[0]).unwrap(), pos.play(&moves[1]).unwrap());
+}
+
+/// Random placements from a seeded generator, for the coverage checks.
+fn seeded_placements(v: Variant, seed: u64, count: usize) -> Vec<Position> {
+    let g = v.geometry();
+    let mut rng = Rng(seed);
+    let mut byte = |n: u64| (rng.next() % n) as u8;
+    (0..count)
+        .map(|_| {
+            let cells: Vec<(u8, u8, u8)> = (0..g.squares())
+                .map(|_| (byte(100), byte(100), byte(100)))
+                .collect();
+            let (density, black_share) = (2 + byte(58), 10 + byte(80));
+            let (king_share, black_to_move) = (byte(100), byte(2) == 0);
+            build_placement(
+                v,
+                g,
+                &cells,
+                density,
+                black_share,
+                king_share,
+                black_to_move,
+            )
+        })
+        .collect()
+}
+
+/// In how many of `positions` the reference gives other moves when `change`
+/// is applied to the variant's rules: how often the special rule decides.
+fn rule_decides(positions: &[Position], change: impl Fn(&mut Rules)) -> usize {
+    positions
+        .iter()
+        .filter(|pos| {
+            let board = Board::from_position(pos);
+            let mut plain = board.clone();
+            change(&mut plain.rules);
+            let keys = |b: &Board| {
+                let mut k: Vec<Key> = reference_moves(b).iter().map(RefMove::key).collect();
+                k.sort();
+                k
+            };
+            keys(&board) != keys(&plain)
+        })
+        .count()
+}
+
+#[test]
+fn the_special_rules_of_the_new_variants_occur_in_the_property_positions() {
+    // The property tests above only test a rule if it comes up: count, on
+    // placements drawn as they draw them, how often each rule changes the
+    // move list, and require it to be common enough to be exercised.
+    let czech = seeded_placements(Variant::Czech, 1, 4000);
+    let priority = rule_decides(&czech, |r| r.choice = Choice::Free);
+    let portuguese = seeded_placements(Variant::Portuguese, 2, 4000);
+    let quality = rule_decides(&portuguese, |r| r.choice = Choice::Majority);
+    let quantity = rule_decides(&portuguese, |r| r.choice = Choice::Free);
+    let thai = seeded_placements(Variant::Thai, 3, 4000);
+    let short = rule_decides(&thai, |r| r.short_landing = false);
+    let removal = rule_decides(&thai, |r| r.removed_at_once = false);
+    println!(
+        "of 4000 placements: czech priority {priority}, portuguese quality {quality}, \
+         quantity {quantity}, thai short landing {short}, thai removal {removal}"
+    );
+    for (rule, n) in [
+        ("czech priority", priority),
+        ("portuguese quality", quality),
+        ("portuguese quantity", quantity),
+        ("thai short landing", short),
+        ("thai removal during the capture", removal),
+    ] {
+        assert!(n >= 20, "{rule} decided only {n} of 4000 placements");
+    }
 }

@@ -1,5 +1,7 @@
 //! The worked examples of RULES.md §6.1 (English, E1–E8), §6.2 (Italian, I0–I7)
-//! and §6.4 (Finnish folk tammi, F1–F2; F3 needs huffing, not built yet).
+//! and §6.4 (Finnish folk tammi, F1–F2; F3 needs huffing, not built yet), and
+//! hand-checked positions for the rules of VARIANTS.md (Czech, Portuguese,
+//! Thai, the give-away games), each worked out on the diagram in its comment.
 //!
 //! Each test asserts the complete legal move set as text and, where RULES.md
 //! states it, the position after the move.
@@ -306,4 +308,156 @@ fn finnish_king_may_stop_where_it_cannot_go_on_unlike_russian() {
     assert_legal(&finnish, &["29x15x6", "29x15x1", "29x11", "29x8", "29x4"]);
     assert_illegal(&finnish, "29x15");
     assert_legal(&pos(Variant::Russian, fen), &["29x15x6", "29x15x1"]);
+}
+
+// ---------------------------------------------------------------------------
+// VARIANTS.md: Czech, Portuguese, Thai, give-away.  English numbering unless
+// said otherwise: 29 is a1, 4 is h8, 22 is c3, 18 d4, 15 e5, 11 f6, 8 g7.
+// ---------------------------------------------------------------------------
+
+/// White king on a1 (29) and man on h2 (28); black men on e5 (15) and g3 (24).
+/// The king can take e5 and land on f6, g7 or h8; the man can take two,
+/// g3 then e5 (28x19x10).  Source for the rules: VARIANTS.md §Czech, §Portuguese.
+const KING_ONE_MAN_TWO: &str = "W:WK29,28:B15,24";
+
+#[test]
+fn czech_a_king_that_can_capture_must_even_when_a_man_takes_more() {
+    let p = pos(Variant::Czech, KING_ONE_MAN_TWO);
+    assert_legal(&p, &["29x11", "29x8", "29x4"]);
+    assert_illegal(&p, "28x19x10");
+    // Folk tammi (free choice) allows all four.
+    assert_legal(
+        &pos(Variant::Finnish, KING_ONE_MAN_TWO),
+        &["29x11", "29x8", "29x4", "28x19x10"],
+    );
+}
+
+#[test]
+fn czech_king_on_g1_must_take_d4_and_the_man_on_c3_may_not() {
+    // White king g1 (32), man c3 (22); black man d4 (18).  Both can take d4:
+    // the king along g1-a7 landing on c5, b6 or a7; the man to e5.
+    let fen = "W:WK32,22:B18";
+    assert_legal(&pos(Variant::Czech, fen), &["32x14", "32x9", "32x5"]);
+    assert_legal(
+        &pos(Variant::Finnish, fen),
+        &["32x14", "32x9", "32x5", "22x15"],
+    );
+}
+
+#[test]
+fn czech_men_choose_freely_when_no_king_can_capture() {
+    // The king on a1 is shut in by its own man on c3; the men on c3 and h2
+    // each have a capture, and either may be played.
+    let p = pos(Variant::Czech, "W:WK29,28,22:B24,18");
+    assert_legal(&p, &["22x15", "28x19"]);
+}
+
+#[test]
+fn portuguese_takes_the_most_pieces_and_numbers_the_mirrored_board() {
+    // KING_ONE_MAN_TWO on the Portuguese board: its numbering mirrors the
+    // English one (1 is the top-left corner), so a1-h8 reads 32-1 there and
+    // the man's double capture 25x18x11.  Majority: only the man's two-piece
+    // capture; the king's single one is not allowed.
+    let p = pos(Variant::Portuguese, "W:WK32,25:B14,21");
+    assert_legal(&p, &["25x18x11"]);
+    assert_illegal(&p, "32x10");
+}
+
+#[test]
+fn portuguese_among_equal_captures_takes_the_most_kings() {
+    // White man on Portuguese 23; black man on 20 and king on 19: each
+    // capture takes one piece, the quality rule keeps the one taking the king.
+    let p = pos(Variant::Portuguese, "W:W23:B20,K19");
+    assert_legal(&p, &["23x14"]);
+    // Without the quality rule (Czech has none) both captures are legal; the
+    // same squares there are English 22 (man), 17 and 18.
+    assert_legal(&pos(Variant::Czech, "W:W22:B17,K18"), &["22x13", "22x15"]);
+}
+
+#[test]
+fn portuguese_quantity_comes_before_quality() {
+    // Portuguese 23 can take the king on 19 alone, or the men on 20 and 12
+    // (23x16x7): two men beat one king.
+    let p = pos(Variant::Portuguese, "W:W23:B12,20,K19");
+    assert_legal(&p, &["23x16x7"]);
+}
+
+#[test]
+fn thai_starts_with_two_rows_and_white_moves_first() {
+    let p = Position::start(Variant::Thai);
+    assert_eq!(p.side_to_move(), Color::White);
+    assert_eq!(to_fen(&p), "W:W25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8");
+    assert_legal(
+        &p,
+        &[
+            "25-21", "25-22", "26-22", "26-23", "27-23", "27-24", "28-24",
+        ],
+    );
+}
+
+#[test]
+fn thai_king_lands_right_behind_the_piece_it_takes() {
+    // King a1 (29), black man d4 (18): the only landing is e5 (15).
+    assert_legal(&pos(Variant::Thai, "W:WK29:B18"), &["29x15"]);
+    // A flying king that moves without capturing still goes any distance.
+    assert_legal(
+        &pos(Variant::Thai, "B:W32:BK29"),
+        &["29-25", "29-22", "29-18", "29-15", "29-11", "29-8", "29-4"],
+    );
+}
+
+#[test]
+fn thai_taken_pieces_leave_at_once_so_the_king_may_turn_back_through_them() {
+    // King f6 (11), black men g7 (8) and e5 (15).  Taking g7 lands on h8;
+    // from there the way back down the long diagonal is open, since g7 is
+    // gone, and e5 is taken landing on d4: 11x4x18.  The other order works
+    // the same way: 11x18x4.  Under folk tammi the taken piece blocks, so
+    // each capture takes one piece (and the king may land further on).
+    let fen = "W:WK11:B8,15";
+    assert_legal(&pos(Variant::Thai, fen), &["11x4x18", "11x18x4"]);
+    assert_legal(
+        &pos(Variant::Finnish, fen),
+        &["11x4", "11x18", "11x22", "11x25", "11x29"],
+    );
+    // The king ends on d4 and both black men are gone.
+    assert_eq!(after(&pos(Variant::Thai, fen), "11x4x18"), "B:WK18:B");
+}
+
+#[test]
+fn giveaway_the_side_left_without_a_move_wins() {
+    // Black man h2 (28) is blocked by the white man on g1 (32) and the edge.
+    let fen = "B:W32:B28";
+    let game = Game::from_position(pos(Variant::EnglishGiveaway, fen));
+    assert_eq!(
+        game.outcome(),
+        Some(Outcome {
+            winner: Some(Color::Black),
+            reason: EndReason::GaveAway
+        })
+    );
+    assert_eq!(
+        game.outcome().unwrap().to_string(),
+        "black wins: it has no legal move left (give-away)"
+    );
+    // The same position under English rules: black has lost.
+    let english = Game::from_position(pos(Variant::English, fen));
+    assert_eq!(english.outcome().unwrap().winner, Some(Color::White));
+}
+
+#[test]
+fn giveaway_capture_stays_compulsory_and_losing_the_last_piece_wins() {
+    // Black man c5 (14) must take d4 (18), leaving white without pieces:
+    // white, to move with nothing left, wins the give-away game.
+    for v in [Variant::EnglishGiveaway, Variant::FinnishGiveaway] {
+        let mut game = Game::from_position(pos(v, "B:W18:B14,1"));
+        assert_legal(game.position(), &["14x23"]);
+        game.play_text("14x23").unwrap();
+        assert_eq!(game.outcome().unwrap().winner, Some(Color::White), "{v}");
+        assert_eq!(game.outcome().unwrap().reason, EndReason::GaveAway);
+    }
+    assert_eq!("anti".parse::<Variant>().unwrap(), Variant::EnglishGiveaway);
+    assert_eq!(
+        "poddavki".parse::<Variant>().unwrap(),
+        Variant::RussianGiveaway
+    );
 }

@@ -46,6 +46,17 @@ use tammi_rules::{DrawRules, Game, Move, MoveList, Position};
 const NONE: u32 = u32::MAX;
 /// W/D/L of a side with no legal move: lost.
 const LOSS: [f32; 3] = [0.0, 0.0, 1.0];
+/// W/D/L of a side with no legal move in a give-away game: won.
+const WIN: [f32; 3] = [1.0, 0.0, 0.0];
+
+/// W/D/L, for the side to move, of a position where it has no legal move.
+fn no_moves_wdl(pos: &Position) -> [f32; 3] {
+    if pos.variant().rules().giveaway {
+        WIN
+    } else {
+        LOSS
+    }
+}
 /// W/D/L of a drawn position.
 const DRAW: [f32; 3] = [0.0, 1.0, 0.0];
 
@@ -684,7 +695,7 @@ impl Search {
         let reps = self.repetitions(parent, &pos, np);
         pos.legal_moves_into(&mut self.scratch_moves);
         let terminal = if self.scratch_moves.is_empty() {
-            Some(LOSS)
+            Some(no_moves_wdl(&pos))
         } else if (self.draw_rules.threefold_repetition && reps >= 2)
             || self.draw_rules.no_progress_plies.is_some_and(|l| np >= l)
         {

@@ -36,6 +36,7 @@ impl GameEnd {
             GameEnd::Resignation => 3,
             GameEnd::MaxPlies => 4,
             GameEnd::Tables => 5,
+            GameEnd::Rules(EndReason::GaveAway) => 6,
         }
     }
 
@@ -47,6 +48,7 @@ impl GameEnd {
             3 => GameEnd::Resignation,
             4 => GameEnd::MaxPlies,
             5 => GameEnd::Tables,
+            6 => GameEnd::Rules(EndReason::GaveAway),
             _ => return None,
         })
     }

@@ -6,7 +6,9 @@
 //! pool).  They all wait at a barrier before their first evaluation so that a
 //! thread waiting inside a network call can never pick up a not-yet-started
 //! worker and run it nested; for the same reason there are never more workers
-//! than rayon threads.
+//! than rayon threads, and self-play runs in one process take the pool one
+//! at a time (two runs whose workers each held a pool thread at the barrier
+//! would wait for each other forever).
 
 use crate::config::SelfPlayConfig;
 use crate::mcts::{MoveBudget, Search, Step};
@@ -18,7 +20,7 @@ use rayon::prelude::*;
 use std::fmt;
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Barrier, mpsc};
+use std::sync::{Arc, Barrier, Mutex, mpsc};
 use std::time::{Duration, Instant};
 use tammi_egdb::{Egdb, Wdl};
 use tammi_model::{EvalRequest, Evaluator, ModelError};
@@ -251,6 +253,10 @@ pub fn run_selfplay(
     let workers = cfg.threads.min(rayon::current_num_threads()).max(1);
     let variant = evaluator.variant();
     setup.check(variant)?;
+    // One self-play run at a time on the pool (see the module comment); a
+    // run that panicked left nothing behind that the next one could trip on.
+    static POOL: Mutex<()> = Mutex::new(());
+    let _pool = POOL.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let counters = Counters::default();
     let barrier = Barrier::new(workers);
     let start = Instant::now();

@@ -21,8 +21,9 @@ pub struct Args {
     /// Number of games (even: each opening is played twice, colours swapped).
     #[arg(long, default_value_t = 100)]
     pub games: usize,
-    /// Openings: ballot (English deck), random:K (K random plies), or a file.
-    #[arg(long, default_value = "ballot")]
+    /// Openings: standard (the English deck; 4 random plies in other
+    /// variants), ballot (English deck), random:K (K random plies), or a file.
+    #[arg(long, default_value = "standard")]
     pub openings: String,
     /// Games played at once.
     #[arg(long, default_value_t = 1)]

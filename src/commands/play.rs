@@ -63,7 +63,7 @@ fn diagram(pos: &Position) -> String {
     let g = pos.geometry();
     let v = pos.variant();
     let n = g.size as i32;
-    let mirrored = v == Variant::Italian;
+    let mirrored = v.mirrored_board();
     let mut out = String::new();
     for row in 0..n {
         for col in 0..n {

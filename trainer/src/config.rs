@@ -200,7 +200,8 @@ pub struct GatingSection {
     pub alpha: f64,
     /// SPRT: false-negative rate.
     pub beta: f64,
-    /// Openings: "ballot" (English 3-move deck), "random:K" or a file.
+    /// Openings: "standard" (the English 3-move deck; 4 random plies in other
+    /// variants), "ballot", "random:K" or a file.
     pub openings: String,
     /// Games adjudicated a draw after this many plies.
     pub max_plies: usize,
@@ -229,7 +230,7 @@ impl Default for GatingSection {
             elo1: 35.0,
             alpha: 0.05,
             beta: 0.05,
-            openings: "ballot".into(),
+            openings: "standard".into(),
             max_plies: 300,
         }
     }
@@ -249,7 +250,7 @@ pub struct LadderSection {
     pub simulations: u32,
     /// Time per move of the model in milliseconds (when `simulations` is 0).
     pub movetime_ms: u64,
-    /// Openings: "ballot", "random:K" or a file.
+    /// Openings: "standard", "ballot", "random:K" or a file.
     pub openings: String,
     /// Games adjudicated a draw after this many plies.
     pub max_plies: usize,
@@ -263,7 +264,7 @@ impl Default for LadderSection {
             pairs: 10,
             simulations: 200,
             movetime_ms: 0,
-            openings: "ballot".into(),
+            openings: "standard".into(),
             max_plies: 300,
         }
     }

@@ -12,9 +12,20 @@ use tammi_rules::Variant;
 use tammi_trainer::{RunConfig, RunOptions, RunState, Silent, Stopped, create_run, train};
 
 fn score(a: PlayerSpec, b: PlayerSpec, seed: u64) -> f64 {
-    let openings = load_openings(Variant::English, &OpeningSource::Ballot, 20, seed).unwrap();
+    score_in(Variant::English, OpeningSource::Ballot, a, b, seed)
+}
+
+/// The score of `a` against `b` over 40 colour-swapped games of `variant`.
+fn score_in(
+    variant: Variant,
+    source: OpeningSource,
+    a: PlayerSpec,
+    b: PlayerSpec,
+    seed: u64,
+) -> f64 {
+    let openings = load_openings(variant, &source, 20, seed).unwrap();
     let cfg = MatchConfig {
-        variant: Variant::English,
+        variant,
         a,
         b,
         pairs: 20,
@@ -71,5 +82,37 @@ fn a_tiny_run_learns_to_beat_random_and_its_untrained_net() {
         "run.json",
     ] {
         assert!(root.join(file).exists(), "{file}");
+    }
+}
+
+/// A tiny run of `variant` from scratch, as configs/tiny.toml with
+/// `[run] variant` changed; returns the final model's score against random.
+fn tiny_run_of(variant: Variant) -> f64 {
+    let tiny = Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs/tiny.toml");
+    let mut cfg = RunConfig::load(&tiny).unwrap();
+    cfg.run.variant = variant;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("run");
+    create_run(&root, &cfg).unwrap();
+    assert_eq!(
+        train(&root, &RunOptions::default(), &Silent).unwrap(),
+        Stopped::Generations
+    );
+    let state: RunState =
+        serde_json::from_str(&std::fs::read_to_string(root.join("state.json")).unwrap()).unwrap();
+    let fin = root
+        .join("models")
+        .join(format!("gen-{:04}", state.accepted));
+    let source = OpeningSource::Random { plies: 4 };
+    score_in(variant, source, mcts(&fin), PlayerSpec::Random, 13)
+}
+
+#[test]
+fn tiny_runs_of_czech_and_thai_learn_to_beat_random() {
+    // The two representative new variants: Czech (flying kings and
+    // the priority rule, twelve men) and Thai (eight men, short landings).
+    for variant in [Variant::Czech, Variant::Thai] {
+        let vs_random = tiny_run_of(variant);
+        assert!(vs_random >= 0.9, "{variant}: {vs_random}");
     }
 }
