@@ -9,28 +9,19 @@
 //! `TAMMI_REQUIRE_PYDRAUGHTS`, so in CI a missing generator is a failure.
 //! Elsewhere the test says it was skipped.
 
-use std::process::Command;
-
-fn pydraughts_available() -> bool {
-    Command::new("python3")
-        .args(["-c", "import draughts"])
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
+mod pydraughts;
 
 /// Runs the checker on `positions` positions of `variant`: exit code and output.
 fn check(variant: &str, positions: u32, seed: u32) -> (i32, String) {
-    let out = Command::new("python3")
-        .arg("scripts/movegen_check.py")
-        .arg(env!("CARGO_BIN_EXE_tammi"))
-        .arg(variant)
-        .arg(positions.to_string())
-        .arg(seed.to_string())
-        .output()
-        .expect("run python3");
-    let text =
-        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
-    (out.status.code().unwrap_or(-1), text)
+    pydraughts::run_script(
+        "scripts/movegen_check.py",
+        &[
+            env!("CARGO_BIN_EXE_tammi").to_string(),
+            variant.to_string(),
+            positions.to_string(),
+            seed.to_string(),
+        ],
+    )
 }
 
 /// The numbers of the checker's summary line: positions, games, positions
@@ -49,7 +40,7 @@ fn summary(text: &str) -> [u64; 4] {
 
 #[test]
 fn legal_moves_and_no_move_winners_agree_with_pydraughts() {
-    if !pydraughts_available() {
+    if !pydraughts::available() {
         assert!(
             std::env::var_os("TAMMI_REQUIRE_PYDRAUGHTS").is_none(),
             "pydraughts is required here (TAMMI_REQUIRE_PYDRAUGHTS is set): pip install pydraughts"
@@ -77,20 +68,23 @@ fn legal_moves_and_no_move_winners_agree_with_pydraughts() {
 
 #[test]
 fn the_checker_catches_a_generator_that_disagrees() {
-    if !pydraughts_available() {
+    if !pydraughts::available() {
         return;
     }
     // Russian rules (free choice among captures) checked against pydraughts'
     // Brazilian (most pieces): the checker must find a position where they
     // differ, so agreement above is not a rubber stamp.
-    let out = Command::new("python3")
-        .arg("scripts/movegen_check.py")
-        .arg(env!("CARGO_BIN_EXE_tammi"))
-        .args(["russian", "3000", "13", "brazilian"])
-        .output()
-        .expect("run python3");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{err}");
+    let (code, err) = pydraughts::run_script(
+        "scripts/movegen_check.py",
+        &[
+            env!("CARGO_BIN_EXE_tammi"),
+            "russian",
+            "3000",
+            "13",
+            "brazilian",
+        ],
+    );
+    assert_eq!(code, 1, "{err}");
     assert!(
         err.contains("tammi [") && err.contains("pydraughts ["),
         "{err}"

@@ -9,26 +9,12 @@
 
 mod common;
 use common::tammi;
+mod pydraughts;
 use std::path::Path;
-use std::process::Command;
-
-fn pydraughts_available() -> bool {
-    Command::new("python3")
-        .args(["-c", "import draughts"])
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
 
 /// Runs the checker on `files`: its exit code and output.
 fn check(files: &[&Path]) -> (i32, String) {
-    let out = Command::new("python3")
-        .arg("scripts/pdn_check.py")
-        .args(files)
-        .output()
-        .expect("run python3");
-    let text =
-        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
-    (out.status.code().unwrap_or(-1), text)
+    pydraughts::run_script("scripts/pdn_check.py", files)
 }
 
 /// `(games, black wins, white wins, draws, failed)` summed over the checker's summary lines.
@@ -76,7 +62,7 @@ fn play_match(a: &str, b: &str, games: &str, seed: &str, pdn: &Path) {
 
 #[test]
 fn match_and_selfplay_pdn_replay_in_pydraughts_with_the_stated_results() {
-    if !pydraughts_available() {
+    if !pydraughts::available() {
         assert!(
             std::env::var_os("TAMMI_REQUIRE_PYDRAUGHTS").is_none(),
             "pydraughts is required here (TAMMI_REQUIRE_PYDRAUGHTS is set): pip install pydraughts"
