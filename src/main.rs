@@ -38,6 +38,8 @@ enum Command {
     Selfplay(commands::selfplay::Args),
     /// Train a network from scratch: self-play, training, gating and ladder, generation after generation.
     Train(commands::train::Args),
+    /// Self-play worker for a trainer on shared storage (`[external] enabled = true`; clusters, other machines).
+    Worker(commands::worker::Args),
     /// Export a model for other front ends: ONNX or safetensors, with a JSON card.
     Export(commands::export::Args),
     /// Endgame tables: build, probe, verify, stats.
@@ -96,6 +98,7 @@ fn main() -> ExitCode {
         Command::Infer(args) => commands::infer::run(&args),
         Command::Selfplay(args) => commands::selfplay::run(&args),
         Command::Train(args) => commands::train::run(&args),
+        Command::Worker(args) => commands::worker::run(&args),
         Command::Export(args) => commands::export::run(&args),
         Command::Bench(args) => commands::bench::run(&args),
         Command::Egdb(args) => commands::egdb::run(&args),

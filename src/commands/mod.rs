@@ -39,6 +39,7 @@ pub mod play;
 pub mod ratings;
 pub mod selfplay;
 pub mod train;
+pub mod worker;
 
 use std::fmt;
 use tammi_rules::{Game, Position, Variant, parse_fen};

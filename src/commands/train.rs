@@ -28,6 +28,10 @@ pub struct Args {
     /// Print the run's report (gating, ladder, time) as Markdown, redraw its chart, and exit.
     #[arg(long)]
     pub report: bool,
+    /// Check the run directory's games against its records (shards, worker
+    /// chunks, manifests, state.json), print what it holds, and exit.
+    #[arg(long)]
+    pub verify: bool,
 }
 
 /// The terminal display: a bar per stage, summary lines above it.
@@ -98,6 +102,9 @@ pub fn run(args: &Args) -> CliResult {
         }
         return Ok(());
     }
+    if args.verify {
+        return verify(args);
+    }
     if args.generations == Some(0) {
         return Err(CliError(
             "--generations must be at least 1 (leave it out for no limit)".into(),
@@ -162,5 +169,42 @@ pub fn run(args: &Args) -> CliResult {
         "stopped: {why}; continue with `tammi train --run {}`",
         args.run.display()
     );
+    Ok(())
+}
+
+/// `--verify`: the run's games checked against every record of them.
+fn verify(args: &Args) -> CliResult {
+    let cfg = run_config(&args.run)?;
+    let run = RunDir::new(&args.run);
+    let state: tammi_trainer::RunState = tammi_trainer::rundir::read_json(&run.state())?;
+    if cfg.external.enabled {
+        let c = tammi_trainer::external::verify_external(&run, &state)?;
+        let fresh: u64 = c.fresh_games.values().sum();
+        let stale: u64 = c.stale_games.values().sum();
+        outln!(
+            "ok: {} complete chunks with {} games ({} taken in: {fresh} games trained on, \
+             {stale} stale), {} incomplete chunks; state.json counts {} games at generation {}",
+            c.chunks,
+            c.games,
+            c.taken_chunks,
+            c.incomplete_chunks,
+            state.games,
+            state.generation
+        );
+        for (w, g) in &c.fresh_games {
+            outln!("worker {w}: {g} games trained on");
+        }
+        for (w, g) in &c.stale_games {
+            outln!("worker {w}: {g} stale games");
+        }
+    } else {
+        tammi_trainer::generate::verify_run_shards(&run, cfg.run.games_per_generation, &state)?;
+        outln!(
+            "ok: {} games in the shards of finished generations, as state.json counts, at \
+             generation {}",
+            state.games,
+            state.generation
+        );
+    }
     Ok(())
 }

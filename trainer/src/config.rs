@@ -10,7 +10,9 @@ use tammi_selfplay::{SelfPlayConfig, ValueTargets};
 use crate::replay::WindowConfig;
 
 /// Sections tammi knows; any other top-level key is an error.
-pub const SECTIONS: &[&str] = &["model", "selfplay", "train", "gating", "ladder", "run"];
+pub const SECTIONS: &[&str] = &[
+    "model", "selfplay", "train", "gating", "ladder", "run", "external",
+];
 
 /// A config file that does not read or holds a bad value.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -317,6 +319,37 @@ pub struct RunConfig {
     pub gating: GatingSection,
     pub ladder: LadderSection,
     pub run: RunSection,
+    pub external: ExternalSection,
+}
+
+/// `[external]`: self-play by `tammi worker` processes (other machines, a
+/// cluster) instead of the trainer itself; see [`crate::external`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ExternalSection {
+    /// The trainer plays no games itself: each generation takes the games
+    /// that workers finished since the last one.
+    pub enabled: bool,
+    /// Games a worker plays with one model before it looks for a newer one
+    /// (the unit the trainer takes in: a chunk).
+    pub chunk_games: u64,
+    /// A chunk played with a model more than this many generations older
+    /// than the trainer's accepted model is stale: counted, kept on disk,
+    /// not trained on.
+    pub max_model_lag: u64,
+    /// Seconds between looks for new chunks while the trainer waits.
+    pub poll_seconds: f64,
+}
+
+impl Default for ExternalSection {
+    fn default() -> ExternalSection {
+        ExternalSection {
+            enabled: false,
+            chunk_games: 16,
+            max_model_lag: 2,
+            poll_seconds: 2.0,
+        }
+    }
 }
 
 fn one_line(s: &str) -> String {
@@ -357,6 +390,7 @@ impl RunConfig {
             gating: section(&table, "gating", origin)?,
             ladder: section(&table, "ladder", origin)?,
             run: section(&table, "run", origin)?,
+            external: section(&table, "external", origin)?,
         };
         cfg.validate()
             .map_err(|e| ConfigError(format!("{origin}: {e}")))?;
@@ -395,6 +429,16 @@ impl RunConfig {
             .map_err(|e| ConfigError(e.to_string()))?;
         self.train.validate()?;
         let bad = |key: &str, why: &str| Err(ConfigError(format!("{key} {why}")));
+        let x = &self.external;
+        if x.chunk_games == 0 {
+            return bad("external.chunk_games", "must be at least 1");
+        }
+        if !(x.poll_seconds.is_finite() && x.poll_seconds > 0.0) {
+            return bad(
+                "external.poll_seconds",
+                "must be a number of seconds above 0",
+            );
+        }
         let g = &self.gating;
         if g.enabled {
             if g.pairs == 0 {

@@ -171,7 +171,11 @@ pub fn train_generation(
             Trainer::new(&initial, t.loss.clone())?
         }
     };
-    buffer.scan(&run.selfplay())?;
+    if cfg.external.enabled {
+        crate::external::scan_manifests(run, generation, buffer)?;
+    } else {
+        buffer.scan(&run.selfplay())?;
+    }
     let steps = t.steps_per_generation.min(allowed_steps(
         buffer.produced(),
         t.batch_size,

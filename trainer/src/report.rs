@@ -54,6 +54,7 @@ pub fn report(root: &Path) -> Result<String, RunError> {
         state.games,
         state.ladder_seconds / 3600.0
     );
+    workers_section(&run, &mut md)?;
     let gates = read_gates(&run.eval().join("gating.jsonl"))?;
     if !gates.is_empty() {
         let _ = writeln!(md, "## Gating\n");
@@ -131,4 +132,60 @@ pub fn report(root: &Path) -> Result<String, RunError> {
         );
     }
     Ok(md)
+}
+
+/// Live workers (their heartbeats) and the games each one gave each
+/// generation, for a run with external self-play.
+fn workers_section(run: &RunDir, md: &mut String) -> Result<(), RunError> {
+    let statuses = crate::external::worker_statuses(run);
+    let manifests = crate::external::read_manifests(run)?;
+    if statuses.is_empty() && manifests.is_empty() {
+        return Ok(());
+    }
+    let _ = writeln!(
+        md,
+        "## Workers\n\n| worker | host | pid | state | model | games | games/s | last heard |\n\
+         |---|---|---|---|---|---|---|---|"
+    );
+    for s in &statuses {
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {} | {} | {} | {:.3} | {:.0} s ago |",
+            s.id,
+            s.host,
+            s.pid,
+            s.state,
+            gen_name(s.model_generation),
+            s.games,
+            s.games_per_second,
+            crate::external::seconds_since(s)
+        );
+    }
+    if !manifests.is_empty() {
+        let _ = writeln!(
+            md,
+            "\n| generation | trained on (games by worker) | stale (dropped) |\n|---|---|---|"
+        );
+        for m in &manifests {
+            let tally = |chunks: &[crate::external::ChunkRef]| {
+                let mut by: std::collections::BTreeMap<&str, u64> = Default::default();
+                for c in chunks {
+                    *by.entry(&c.worker).or_default() += c.games;
+                }
+                by.iter()
+                    .map(|(w, g)| format!("{w} {g}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            let _ = writeln!(
+                md,
+                "| {} | {} | {} |",
+                m.generation,
+                tally(&m.fresh),
+                tally(&m.stale)
+            );
+        }
+    }
+    let _ = writeln!(md);
+    Ok(())
 }

@@ -105,7 +105,11 @@ pub fn train(
     crate::openings::check(&cfg)?;
     let _lock = run.lock_run()?;
     let mut state: RunState = read_json(&run.state())?;
-    crate::generate::verify_run_shards(&run, cfg.run.games_per_generation, &state)?;
+    if cfg.external.enabled {
+        crate::external::verify_external(&run, &state)?;
+    } else {
+        crate::generate::verify_run_shards(&run, cfg.run.games_per_generation, &state)?;
+    }
     if state.ladder_seconds == 0.0 {
         // A state written before ladder time was kept apart: take it from the ladder log.
         state.ladder_seconds = crate::evaluate::read_ladder(&run.eval().join("ladder.jsonl"))?
@@ -163,6 +167,7 @@ pub fn train(
         let generation = state.generation;
         let started = Instant::now();
         match state.stage {
+            Stage::Selfplay if cfg.external.enabled => stages.collect(&mut state, generation)?,
             Stage::Selfplay => stages.selfplay(&mut state, generation)?,
             Stage::Train => stages.train(&mut state, generation)?,
             Stage::Gate => stages.gate(&mut state, generation)?,
@@ -273,6 +278,46 @@ impl Stages<'_> {
             } else {
                 gen_name(state.accepted)
             }
+        ));
+        Ok(())
+    }
+
+    /// Takes in the games of external workers (`[external] enabled`).
+    fn collect(&mut self, state: &mut RunState, generation: u64) -> Result<(), RunError> {
+        self.observer.stage(
+            generation,
+            Stage::Selfplay,
+            self.cfg.run.games_per_generation,
+            "games",
+        );
+        let m = crate::external::collect_generation(self.run, self.cfg, state, self.observer)?;
+        let stale: u64 = m.stale.iter().map(|c| c.games).sum();
+        let mut per_worker: std::collections::BTreeMap<&str, u64> = Default::default();
+        for c in &m.fresh {
+            *per_worker.entry(&c.worker).or_default() += c.games;
+        }
+        self.metrics
+            .scalar("selfplay/external_games", generation, m.games() as f64)?;
+        self.metrics.scalar(
+            "selfplay/external_workers",
+            generation,
+            per_worker.len() as f64,
+        )?;
+        self.metrics
+            .scalar("selfplay/stale_games", generation, stale as f64)?;
+        state.games += m.games();
+        state.stage = Stage::Train;
+        self.observer.line(&format!(
+            "generation {generation} selfplay: {} games from {} workers ({}), {} stale games \
+             dropped",
+            m.games(),
+            per_worker.len(),
+            per_worker
+                .iter()
+                .map(|(w, g)| format!("{w} {g}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            stale
         ));
         Ok(())
     }

@@ -390,7 +390,7 @@ impl RunDir {
 
 /// Whether a process runs (Linux `/proc`; a zombie, killed but not yet
 /// reaped, counts as gone).
-fn process_alive(pid: &str) -> bool {
+pub(crate) fn process_alive(pid: &str) -> bool {
     match std::fs::read_to_string(Path::new("/proc").join(pid).join("stat")) {
         // "pid (name) S ...": the state follows the last ')'.
         Ok(stat) => stat
