@@ -32,6 +32,9 @@ pub struct Args {
     /// workers before the trainer).
     #[arg(long, default_value_t = 600.0)]
     pub wait_for_run: f64,
+    /// Stop once the trainer has finished this generation.
+    #[arg(long)]
+    pub until_generation: Option<u64>,
 }
 
 /// Lines with the elapsed time; progress at most once a minute.
@@ -99,6 +102,7 @@ pub fn run(args: &Args) -> CliResult {
         hours: args.hours,
         threads: args.threads,
         wait_for_run_seconds: args.wait_for_run,
+        until_generation: args.until_generation,
     };
     let s = run_worker(&args.run, &options, &observer)?;
     outln!(

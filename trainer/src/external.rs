@@ -497,6 +497,9 @@ pub struct WorkerOptions {
     /// A worker started before its run exists (a cluster starts jobs in any
     /// order) waits this long for it.
     pub wait_for_run_seconds: f64,
+    /// Stop once the trainer has finished this generation (checked between
+    /// chunks), e.g. the run's generation limit.
+    pub until_generation: Option<u64>,
 }
 
 /// What a worker did.
@@ -769,12 +772,18 @@ fn play_chunks(
         {
             break;
         }
+        let state: RunState = read_json(&run.state())?;
+        if options
+            .until_generation
+            .is_some_and(|g| state.generation > g)
+        {
+            break;
+        }
         let (seq, resumed) = next_chunk(dir)?;
         let chunk = dir.join(chunk_name(seq));
         let start = match resumed {
             Some(start) => start,
             None => {
-                let state: RunState = read_json(&run.state())?;
                 let left = options
                     .games
                     .map_or(u64::MAX, |n| n.saturating_sub(summary.games));
