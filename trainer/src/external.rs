@@ -183,6 +183,12 @@ pub struct Manifest {
     pub fresh: Vec<ChunkRef>,
     /// Chunks too old to train on (see the module's staleness rule).
     pub stale: Vec<ChunkRef>,
+    /// For each worker, the first chunk not taken in by this manifest or an
+    /// earlier one.  A worker completes its chunks in order, so what is
+    /// taken is always a prefix, and the next intake looks only past it
+    /// (its cost grows with the new chunks, not with the run).
+    #[serde(default)]
+    pub next_chunk: BTreeMap<String, u64>,
 }
 
 impl Manifest {
@@ -235,6 +241,42 @@ pub fn read_manifests(run: &RunDir) -> Result<Vec<Manifest>, RunError> {
     Ok(out)
 }
 
+/// Completed chunks of every worker from `from[worker]` on (0 for a worker
+/// not in it), in order, up to the first incomplete one.
+fn new_done_chunks(
+    run: &RunDir,
+    from: &BTreeMap<String, u64>,
+) -> Result<Vec<(String, u64, ChunkDone)>, RunError> {
+    let root = workers_dir(run);
+    let mut out = Vec::new();
+    let workers = match std::fs::read_dir(&root) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(out),
+        Err(e) => return Err(io_err(&root)(e)),
+    };
+    let mut names = Vec::new();
+    for w in workers {
+        let w = w.map_err(io_err(&root))?;
+        let name = w.file_name().to_string_lossy().into_owned();
+        if !name.starts_with('.') && w.path().is_dir() {
+            names.push(name);
+        }
+    }
+    names.sort();
+    for worker in names {
+        let mut chunk = from.get(&worker).copied().unwrap_or(0);
+        loop {
+            let done = chunk_dir(run, &worker, chunk).join(DONE_FILE);
+            if !done.exists() {
+                break;
+            }
+            out.push((worker.clone(), chunk, read_json(&done)?));
+            chunk += 1;
+        }
+    }
+    Ok(out)
+}
+
 /// Completed chunks of every worker: `(worker, chunk) -> done`.
 fn done_chunks(run: &RunDir) -> Result<BTreeMap<(String, u64), ChunkDone>, RunError> {
     let root = workers_dir(run);
@@ -284,22 +326,25 @@ pub fn collect_generation(
     let lag = cfg.external.max_model_lag;
     let poll = Duration::from_secs_f64(cfg.external.poll_seconds);
     let mut last_note = Instant::now();
+    // Where the last intake stopped, per worker.
+    let taken = match generation
+        .checked_sub(1)
+        .map(|g| manifest_path(run, g))
+        .filter(|p| p.exists())
+    {
+        Some(p) => read_json::<Manifest>(&p)?.next_chunk,
+        None => BTreeMap::new(),
+    };
     loop {
-        let taken: BTreeSet<(String, u64)> = read_manifests(run)?
-            .iter()
-            .flat_map(|m| m.fresh.iter().chain(&m.stale))
-            .map(|c| (c.worker.clone(), c.chunk))
-            .collect();
         let mut manifest = Manifest {
             generation,
             accepted: state.accepted,
             fresh: Vec::new(),
             stale: Vec::new(),
+            next_chunk: taken.clone(),
         };
-        for ((worker, chunk), done) in done_chunks(run)? {
-            if taken.contains(&(worker.clone(), chunk)) {
-                continue;
-            }
+        for (worker, chunk, done) in new_done_chunks(run, &taken)? {
+            manifest.next_chunk.insert(worker.clone(), chunk + 1);
             let r = ChunkRef {
                 worker,
                 chunk,
@@ -350,14 +395,20 @@ pub fn collect_generation(
     }
 }
 
-/// Reads into `buffer` the fresh chunks of every manifest up to
-/// `generation`, in manifest order (chunks read before are skipped).
+/// Reads into `buffer` the fresh chunks of `generation`'s manifest, and
+/// when the buffer is still empty (a trainer starting or resuming) those of
+/// every earlier manifest first, in order.
 pub fn scan_manifests(
     run: &RunDir,
     generation: u64,
     buffer: &mut ReplayBuffer,
 ) -> Result<(), RunError> {
-    for m in read_manifests(run)? {
+    let manifests = if buffer.produced() == 0 {
+        read_manifests(run)?
+    } else {
+        vec![read_json(&manifest_path(run, generation))?]
+    };
+    for m in manifests {
         if m.generation > generation {
             break;
         }
@@ -427,7 +478,8 @@ pub fn verify_external(run: &RunDir, state: &RunState) -> Result<ExternalCheck, 
     }
     let mut seen = BTreeSet::new();
     let mut counted = 0;
-    for m in read_manifests(run)? {
+    let manifests = read_manifests(run)?;
+    for m in &manifests {
         if m.generation > state.generation {
             return Err(RunError::Refused(format!(
                 "{}: a manifest for generation {} but state.json is at generation {}",
@@ -471,6 +523,25 @@ pub fn verify_external(run: &RunDir, state: &RunState) -> Result<ExternalCheck, 
             };
             *tally.entry(c.worker.clone()).or_default() += c.games;
             check.taken_chunks += 1;
+        }
+    }
+    // What was taken of each worker is the prefix the last manifest names.
+    if let Some(last) = manifests.last() {
+        for (worker, &next) in &last.next_chunk {
+            let taken = seen.iter().filter(|(w, _)| w == worker).count() as u64;
+            if taken != next || (0..next).any(|c| !seen.contains(&(worker.clone(), c))) {
+                return Err(RunError::Refused(format!(
+                    "the manifests take in {taken} chunks of worker {worker}, not its chunks \
+                     0..{next} as generation {}'s manifest says",
+                    last.generation
+                )));
+            }
+        }
+        if seen.iter().any(|(w, _)| !last.next_chunk.contains_key(w)) {
+            return Err(RunError::Refused(format!(
+                "generation {}'s manifest does not name every worker taken in before",
+                last.generation
+            )));
         }
     }
     if counted != state.games {
