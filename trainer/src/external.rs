@@ -363,7 +363,7 @@ pub fn collect_generation(
             fresh.min(target),
             target,
             &format!(
-                "waiting for workers: {fresh} new games in {} chunks from {} workers{}",
+                "waiting for workers: {fresh} new games in {} chunks from {} workers{}; {}",
                 manifest.fresh.len(),
                 manifest
                     .fresh
@@ -375,7 +375,8 @@ pub fn collect_generation(
                     String::new()
                 } else {
                     format!(", {} stale chunks", manifest.stale.len())
-                }
+                },
+                liveness(&worker_statuses(run))
             ),
         );
         if fresh >= target {
@@ -970,6 +971,23 @@ pub fn worker_statuses(run: &RunDir) -> Vec<WorkerStatus> {
     out
 }
 
+/// One phrase on the workers' heartbeats: how many are live (heard from in
+/// the last [`HEARTBEAT_STALE`] and playing), their games per second
+/// together, and the oldest heartbeat among them.
+pub fn liveness(statuses: &[WorkerStatus]) -> String {
+    let live: Vec<&WorkerStatus> = statuses
+        .iter()
+        .filter(|s| s.state == "playing" && seconds_since(s) < HEARTBEAT_STALE.as_secs_f64())
+        .collect();
+    let rate: f64 = live.iter().map(|s| s.games_per_second).sum();
+    let oldest = live.iter().map(|s| seconds_since(s)).fold(0.0, f64::max);
+    format!(
+        "{} of {} workers live, {rate:.2} games/s together, oldest heartbeat {oldest:.0} s ago",
+        live.len(),
+        statuses.len()
+    )
+}
+
 /// Seconds since a worker was last heard from.
 pub fn seconds_since(status: &WorkerStatus) -> f64 {
     (unix_now() - status.last_seen_unix).max(0.0)
@@ -996,6 +1014,32 @@ mod tests {
             assert!(check_worker_id(bad).is_err(), "{bad:?}");
         }
         assert!(check_worker_id(&default_worker_id()).is_ok());
+    }
+
+    #[test]
+    fn liveness_counts_playing_workers_heard_from_recently() {
+        let now = unix_now();
+        let status = |id: &str, ago: f64, state: &str, rate: f64| WorkerStatus {
+            id: id.into(),
+            host: "h".into(),
+            pid: 1,
+            model_generation: 3,
+            games: 10,
+            games_per_second: rate,
+            started_unix: now - 100.0,
+            last_seen_unix: now - ago,
+            state: state.into(),
+        };
+        let all = [
+            status("a", 1.0, "playing", 1.5),
+            status("b", 12.0, "playing", 0.5),
+            status("c", 300.0, "playing", 9.0),
+            status("d", 1.0, "stopped: limit reached", 9.0),
+        ];
+        assert_eq!(
+            liveness(&all),
+            "2 of 4 workers live, 2.00 games/s together, oldest heartbeat 12 s ago"
+        );
     }
 
     #[test]

@@ -144,8 +144,9 @@ fn workers_section(run: &RunDir, md: &mut String) -> Result<(), RunError> {
     }
     let _ = writeln!(
         md,
-        "## Workers\n\n| worker | host | pid | state | model | games | games/s | last heard |\n\
-         |---|---|---|---|---|---|---|---|"
+        "## Workers\n\n{}.\n\n| worker | host | pid | state | model | games | games/s | last heard |\n\
+         |---|---|---|---|---|---|---|---|",
+        crate::external::liveness(&statuses)
     );
     for s in &statuses {
         let _ = writeln!(
