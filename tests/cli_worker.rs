@@ -141,6 +141,28 @@ fn a_worker_killed_mid_chunk_resumes_it_and_every_game_is_accounted_for() {
 }
 
 #[test]
+fn a_worker_refuses_a_run_that_plays_its_own_games() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    let tiny = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/tiny.toml");
+    let (code, _, err) = tammi(&[
+        "train",
+        "--config",
+        tiny.to_str().unwrap(),
+        "--run",
+        run.to_str().unwrap(),
+        "--only",
+        "ladder",
+    ]);
+    // Refused (the run is at self-play) but created.
+    assert_eq!(code, 2, "{err}");
+    let (code, _, err) = tammi(&["worker", "--run", run.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("[external] enabled = false"), "{err}");
+    assert!(!run.join("workers").exists());
+}
+
+#[test]
 fn bad_worker_arguments_get_one_clear_line() {
     let tmp = tempfile::tempdir().unwrap();
     let missing = tmp.path().join("none");

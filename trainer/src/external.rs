@@ -721,6 +721,13 @@ pub fn run_worker(
     let run = RunDir::new(root);
     wait_for_run(root, options.wait_for_run_seconds, observer)?;
     let mut cfg = crate::run_config(root)?;
+    if !cfg.external.enabled {
+        return Err(RunError::Refused(format!(
+            "{} plays its own self-play ([external] enabled = false in its config.toml): its \
+             trainer would never read a worker's games",
+            root.display()
+        )));
+    }
     if let Some(t) = options.threads {
         cfg.selfplay.threads = t.max(1);
     }
