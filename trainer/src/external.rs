@@ -241,21 +241,17 @@ pub fn read_manifests(run: &RunDir) -> Result<Vec<Manifest>, RunError> {
     Ok(out)
 }
 
-/// Completed chunks of every worker from `from[worker]` on (0 for a worker
-/// not in it), in order, up to the first incomplete one.
-fn new_done_chunks(
-    run: &RunDir,
-    from: &BTreeMap<String, u64>,
-) -> Result<Vec<(String, u64, ChunkDone)>, RunError> {
+/// The ids of the workers that wrote into the run, sorted (their
+/// directories under `workers/`).
+fn worker_names(run: &RunDir) -> Result<Vec<String>, RunError> {
     let root = workers_dir(run);
-    let mut out = Vec::new();
-    let workers = match std::fs::read_dir(&root) {
+    let entries = match std::fs::read_dir(&root) {
         Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(out),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => return Err(io_err(&root)(e)),
     };
     let mut names = Vec::new();
-    for w in workers {
+    for w in entries {
         let w = w.map_err(io_err(&root))?;
         let name = w.file_name().to_string_lossy().into_owned();
         if !name.starts_with('.') && w.path().is_dir() {
@@ -263,7 +259,17 @@ fn new_done_chunks(
         }
     }
     names.sort();
-    for worker in names {
+    Ok(names)
+}
+
+/// Completed chunks of every worker from `from[worker]` on (0 for a worker
+/// not in it), in order, up to the first incomplete one.
+fn new_done_chunks(
+    run: &RunDir,
+    from: &BTreeMap<String, u64>,
+) -> Result<Vec<(String, u64, ChunkDone)>, RunError> {
+    let mut out = Vec::new();
+    for worker in worker_names(run)? {
         let mut chunk = from.get(&worker).copied().unwrap_or(0);
         loop {
             let done = chunk_dir(run, &worker, chunk).join(DONE_FILE);
@@ -279,21 +285,11 @@ fn new_done_chunks(
 
 /// Completed chunks of every worker: `(worker, chunk) -> done`.
 fn done_chunks(run: &RunDir) -> Result<BTreeMap<(String, u64), ChunkDone>, RunError> {
-    let root = workers_dir(run);
     let mut out = BTreeMap::new();
-    let workers = match std::fs::read_dir(&root) {
-        Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(out),
-        Err(e) => return Err(io_err(&root)(e)),
-    };
-    for w in workers {
-        let w = w.map_err(io_err(&root))?;
-        let worker = w.file_name().to_string_lossy().into_owned();
-        if worker.starts_with('.') || !w.path().is_dir() {
-            continue;
-        }
-        for c in std::fs::read_dir(w.path()).map_err(io_err(&w.path()))? {
-            let c = c.map_err(io_err(&w.path()))?;
+    for worker in worker_names(run)? {
+        let wdir = workers_dir(run).join(&worker);
+        for c in std::fs::read_dir(&wdir).map_err(io_err(&wdir))? {
+            let c = c.map_err(io_err(&wdir))?;
             let Some(chunk) = parse_chunk(&c.file_name().to_string_lossy()) else {
                 continue;
             };
@@ -446,34 +442,27 @@ pub struct ExternalCheck {
 pub fn verify_external(run: &RunDir, state: &RunState) -> Result<ExternalCheck, RunError> {
     let mut check = ExternalCheck::default();
     let done = done_chunks(run)?;
-    let root = workers_dir(run);
-    if root.exists() {
-        for w in std::fs::read_dir(&root).map_err(io_err(&root))? {
-            let w = w.map_err(io_err(&root))?;
-            let name = w.file_name().to_string_lossy().into_owned();
-            if name.starts_with('.') || !w.path().is_dir() {
+    for name in worker_names(run)? {
+        let wdir = workers_dir(run).join(&name);
+        for c in std::fs::read_dir(&wdir).map_err(io_err(&wdir))? {
+            let c = c.map_err(io_err(&wdir))?;
+            let Some(seq) = parse_chunk(&c.file_name().to_string_lossy()) else {
                 continue;
-            }
-            for c in std::fs::read_dir(w.path()).map_err(io_err(&w.path()))? {
-                let c = c.map_err(io_err(&w.path()))?;
-                let Some(seq) = parse_chunk(&c.file_name().to_string_lossy()) else {
-                    continue;
-                };
-                let games = verify_generation(&c.path())?;
-                match done.get(&(name.clone(), seq)) {
-                    Some(d) if d.games != games => {
-                        return Err(RunError::Refused(format!(
-                            "{}: {games} games in its shards, its .done.json says {}",
-                            c.path().display(),
-                            d.games
-                        )));
-                    }
-                    Some(_) => {
-                        check.chunks += 1;
-                        check.games += games;
-                    }
-                    None => check.incomplete_chunks += 1,
+            };
+            let games = verify_generation(&c.path())?;
+            match done.get(&(name.clone(), seq)) {
+                Some(d) if d.games != games => {
+                    return Err(RunError::Refused(format!(
+                        "{}: {games} games in its shards, its .done.json says {}",
+                        c.path().display(),
+                        d.games
+                    )));
                 }
+                Some(_) => {
+                    check.chunks += 1;
+                    check.games += games;
+                }
+                None => check.incomplete_chunks += 1,
             }
         }
     }
