@@ -78,7 +78,7 @@ host=$(hostname -s)
 mkdir -p "$work/state" "$work/spool"
 cat >"$work/slurm.conf" <<EOF
 ClusterName=tammi-test
-SlurmctldHost=$host
+SlurmctldHost=$host(127.0.0.1)
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
@@ -103,7 +103,7 @@ MpiDefault=none
 ReturnToService=2
 KillWait=5
 SlurmdParameters=config_overrides
-NodeName=$host CPUs=8 RealMemory=4000 State=UNKNOWN
+NodeName=$host NodeAddr=127.0.0.1 CPUs=8 RealMemory=4000 State=UNKNOWN
 PartitionName=test Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:4
 EOF
 export SLURM_CONF=$work/slurm.conf
