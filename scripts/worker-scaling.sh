@@ -8,7 +8,8 @@
 # MODEL (default models/english-default) as its accepted model, N workers of
 # one thread each for SECONDS (default 120), then the games in complete and
 # incomplete chunks counted.  Then the trainer's intake of all of them:
-# `tammi train --only selfplay` (verify + intake) against `--verify` alone.
+# `tammi train --only selfplay`, whose stage time (state.json) is the intake
+# itself, and `--verify` (every shard read and checked) as a whole command.
 # Run it on an otherwise idle machine.
 set -euo pipefail
 seconds=${1:-120}
@@ -33,7 +34,7 @@ for i, l in enumerate(lines):
         lines[i] = "games_per_generation = 1"
 open(p, "w").write("\n".join(lines))
 EOF
-printf '| workers | games | games/s | positions/s | intake (verify + take in) | verify alone |\n|---|---|---|---|---|---|\n'
+printf '| workers | games | games/s | positions/s | chunks | intake stage | --verify command |\n|---|---|---|---|---|---|---|\n'
 for n in 1 2 4; do
     run=$work/run-$n
     "$tammi" train --config "$work/base.toml" --run "$run" --generations 1 --only selfplay \
@@ -74,8 +75,13 @@ EOF
     t1=$(date +%s.%N)
     "$tammi" train --run "$run" --only selfplay >/dev/null
     t2=$(date +%s.%N)
-    python3 -c "
+    python3 - "$run" <<EOF
+import glob, json, os, sys
+run = sys.argv[1]
 n, g, p, s = $n, $games, $positions, $seconds
-v, i = $t1 - $t0, $t2 - $t1
-print(f'| {n} | {g} | {g/s:.2f} | {p/s:.0f} (complete chunks) | {i:.2f} s | {v:.2f} s |')"
+v = $t1 - $t0
+stage = json.load(open(os.path.join(run, "state.json")))["seconds"]
+chunks = len(glob.glob(os.path.join(run, "workers", "*", "chunk-*", ".done.json")))
+print(f"| {n} | {g} | {g/s:.2f} | {p/s:.0f} (complete chunks) | {chunks} | {1000*stage:.1f} ms | {v:.2f} s |")
+EOF
 done
