@@ -330,8 +330,8 @@ pub struct ExternalSection {
     /// The trainer plays no games itself: each generation takes the games
     /// that workers finished since the last one.
     pub enabled: bool,
-    /// Games a worker plays with one model before it looks for a newer one
-    /// (the unit the trainer takes in: a chunk).
+    /// Games in a worker's chunk, the unit the trainer takes in; a newer
+    /// accepted model ends a chunk early, at the next finished game.
     pub chunk_games: u64,
     /// A chunk played with a model more than this many generations older
     /// than the trainer's accepted model is stale: counted, kept on disk,

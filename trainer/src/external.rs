@@ -8,6 +8,8 @@
 //!   status.json            the worker's heartbeat (host, pid, games, rate, last seen)
 //!   chunk-NNNNNN/          games played with one model, numbered per worker:
 //!     .start.json          written first: the model generation and seed of the chunk
+//!                          (a chunk ends early, after a finished game, when the
+//!                          run accepts a newer model: workers switch between games)
 //!     shard-*.bin, .pdn    as in a generation directory (crate::generate)
 //!     .pending/            finished games not yet in a shard
 //!     .done.json           written last: the chunk is complete and can be trained on
@@ -31,7 +33,7 @@
 //! trained on.
 
 use crate::config::RunConfig;
-use crate::generate::{play_generation, verify_generation};
+use crate::generate::{play_generation_until, verify_generation};
 use crate::replay::ReplayBuffer;
 use crate::rundir::{RunDir, RunError, RunState, gen_name, io_err, read_json, write_json};
 use crate::{Observer, Stage, derive_seed};
@@ -889,7 +891,11 @@ fn play_chunks(
             before: summary.games,
             failure: Mutex::new(None),
         };
-        let played = play_generation(
+        // A newer accepted model ends the chunk at the next finished game.
+        let superseded = || {
+            read_json::<RunState>(&run.state()).is_ok_and(|s| s.accepted != start.model_generation)
+        };
+        let played = play_generation_until(
             &chunk,
             evaluator.as_ref(),
             &cfg.selfplay,
@@ -897,6 +903,7 @@ fn play_chunks(
             start.games,
             start.seed,
             &chunk_observer,
+            &superseded,
         )?;
         if let Some(e) = chunk_observer
             .failure

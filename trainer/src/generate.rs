@@ -272,7 +272,6 @@ impl Writer<'_> {
 
 /// Plays generation games into `dir` until it holds `games` of them, with
 /// the endgame tables of `setup` if any.
-#[allow(clippy::too_many_arguments)]
 pub fn play_generation(
     dir: &Path,
     evaluator: &dyn Evaluator,
@@ -281,6 +280,23 @@ pub fn play_generation(
     games: u64,
     seed: u64,
     observer: &dyn Observer,
+) -> Result<GenerateSummary, RunError> {
+    play_generation_until(dir, evaluator, cfg, setup, games, seed, observer, &|| false)
+}
+
+/// [`play_generation`] that also stops, with fewer games, as soon as
+/// `stop()` says so after a finished game (a worker whose model was
+/// superseded); games still being played then are dropped.
+#[allow(clippy::too_many_arguments)]
+pub fn play_generation_until(
+    dir: &Path,
+    evaluator: &dyn Evaluator,
+    cfg: &SelfPlayConfig,
+    setup: &RunSetup,
+    games: u64,
+    seed: u64,
+    observer: &dyn Observer,
+    stop: &dyn Fn() -> bool,
 ) -> Result<GenerateSummary, RunError> {
     let pending_dir = dir.join(PENDING);
     std::fs::create_dir_all(&pending_dir).map_err(io_err(&pending_dir))?;
@@ -339,6 +355,7 @@ pub fn play_generation(
             derive_seed(&[seed, done]),
             Duration::from_millis(500),
             &mut |event, s| {
+                let finished = matches!(event, Event::Game(_));
                 if let Event::Game(g) = event
                     && let Err(e) = writer.add(*g)
                 {
@@ -358,6 +375,9 @@ pub fn play_generation(
                     msg += &format!(", {} by tables", s.adjudicated);
                 }
                 observer.progress(done + s.games, games, &msg);
+                if finished && stop() {
+                    return Ok(ControlFlow::Break(()));
+                }
                 Ok(ControlFlow::Continue(()))
             },
         )?;

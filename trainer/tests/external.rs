@@ -228,3 +228,54 @@ fn a_trainer_fed_by_two_workers_accounts_for_every_game() {
     // The trainer's checkpoint of generation 2 saw every trained position.
     assert!(run.checkpoint(2).exists());
 }
+
+#[test]
+fn a_worker_switches_to_a_newer_model_at_the_next_finished_game() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut cfg = tiny();
+    cfg.external.chunk_games = 1000;
+    cfg.run.uniform_first_generation = false;
+    create_run(tmp.path(), &cfg).unwrap();
+    let run = RunDir::new(tmp.path());
+    let chunk0 = workers_dir(&run).join("w/chunk-000000");
+    let summary = std::thread::scope(|scope| {
+        let worker = scope.spawn(|| {
+            let options = WorkerOptions {
+                id: "w".into(),
+                games: Some(30),
+                hours: None,
+                threads: Some(1),
+                wait_for_run_seconds: 0.0,
+                until_generation: None,
+            };
+            run_worker(tmp.path(), &options, &Silent).unwrap()
+        });
+        // Once the first chunk holds a finished game, the trainer "accepts"
+        // generation 1 (a copy of the initial net).
+        let start = std::time::Instant::now();
+        while std::fs::read_dir(chunk0.join(".pending")).map_or(0, |d| d.count()) == 0 {
+            assert!(start.elapsed().as_secs() < 60, "no game finished");
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        let model = tammi_model::Model::load(
+            &run.model(0),
+            cfg.variant(),
+            tammi_model::DeviceChoice::Flex,
+        )
+        .unwrap();
+        model.save(&run.model(1)).unwrap();
+        let mut state: RunState = read_json(&run.state()).unwrap();
+        state.accepted = 1;
+        write_json(&run.state(), &state).unwrap();
+        worker.join().unwrap()
+    });
+    assert_eq!(summary.games, 30);
+    let chunks = chunks_of(&run, "w");
+    assert_eq!(chunks.len(), 2, "{chunks:?}");
+    let (first, second) = (chunks[0].1.as_ref().unwrap(), chunks[1].1.as_ref().unwrap());
+    // The first chunk ended early, with model 0; the rest used model 1.
+    assert_eq!(first.model_generation, 0);
+    assert!(first.games < 30, "{first:?}");
+    assert_eq!(second.model_generation, 1);
+    assert_eq!(first.games + second.games, 30);
+}
