@@ -12,7 +12,12 @@ length and positions per second.
     scripts/ablate.py NAME --row-only     # the row of a finished arm
 
 Values are TOML literals (`0.0`, `false`, `"puct"`, `[4, 6]`).  Run one arm
-at a time on an otherwise idle machine: the arms compete on wall time.
+at a time on an otherwise idle machine: the arms compete on wall time.  Or
+paired: an arm and its baseline at the same time, one core each
+(`--set selfplay.threads=1 --set run.match_threads=1`), evaluated by
+simulations (environment MCTS_LIMIT=sims=2000, passed to evaluate-run.sh), so
+that other load on the machine falls on both alike and cannot change the
+evaluation (BENCHMARKS.md, "A paired arm").
 """
 
 import argparse
