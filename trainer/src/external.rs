@@ -200,6 +200,23 @@ impl Manifest {
     }
 }
 
+/// Games of `chunks` per worker, by id.
+pub fn games_by_worker(chunks: &[ChunkRef]) -> BTreeMap<&str, u64> {
+    let mut by = BTreeMap::new();
+    for c in chunks {
+        *by.entry(c.worker.as_str()).or_default() += c.games;
+    }
+    by
+}
+
+/// `w0 16, w1 24`: a tally of [`games_by_worker`] for a line or a table cell.
+pub fn tally_text(by: &BTreeMap<&str, u64>) -> String {
+    by.iter()
+        .map(|(w, g)| format!("{w} {g}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 fn chunk_dir(run: &RunDir, worker: &str, chunk: u64) -> PathBuf {
     workers_dir(run).join(worker).join(chunk_name(chunk))
 }

@@ -168,16 +168,8 @@ fn workers_section(run: &RunDir, md: &mut String) -> Result<(), RunError> {
             "\n| generation | trained on (games by worker) | stale (dropped) |\n|---|---|---|"
         );
         for m in &manifests {
-            let tally = |chunks: &[crate::external::ChunkRef]| {
-                let mut by: std::collections::BTreeMap<&str, u64> = Default::default();
-                for c in chunks {
-                    *by.entry(&c.worker).or_default() += c.games;
-                }
-                by.iter()
-                    .map(|(w, g)| format!("{w} {g}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            };
+            let tally =
+                |chunks| crate::external::tally_text(&crate::external::games_by_worker(chunks));
             let _ = writeln!(
                 md,
                 "| {} | {} | {} |",

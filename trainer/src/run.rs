@@ -292,10 +292,7 @@ impl Stages<'_> {
         );
         let m = crate::external::collect_generation(self.run, self.cfg, state, self.observer)?;
         let stale: u64 = m.stale.iter().map(|c| c.games).sum();
-        let mut per_worker: std::collections::BTreeMap<&str, u64> = Default::default();
-        for c in &m.fresh {
-            *per_worker.entry(&c.worker).or_default() += c.games;
-        }
+        let per_worker = crate::external::games_by_worker(&m.fresh);
         self.metrics
             .scalar("selfplay/external_games", generation, m.games() as f64)?;
         self.metrics.scalar(
@@ -312,11 +309,7 @@ impl Stages<'_> {
              dropped",
             m.games(),
             per_worker.len(),
-            per_worker
-                .iter()
-                .map(|(w, g)| format!("{w} {g}"))
-                .collect::<Vec<_>>()
-                .join(", "),
+            crate::external::tally_text(&per_worker),
             stale
         ));
         Ok(())
