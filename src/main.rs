@@ -30,6 +30,8 @@ enum Command {
     Openings(commands::openings::Args),
     /// Play a game against any player in the terminal (or line mode for scripts).
     Play(commands::play::Args),
+    /// Hub protocol engine (Scan's text protocol) for draughts GUIs and pydraughts, international draughts.
+    Hub(commands::hub::Args),
     /// Count the leaves of the move tree (move-generator check and speed test).
     Perft(commands::perft::Args),
     /// The network's raw outputs for a position: W/D/L and the policy over legal moves.
@@ -94,6 +96,7 @@ fn main() -> ExitCode {
         Command::Openings(args) => commands::openings::run(&args),
         Command::Match(args) => commands::matchcmd::run(&args),
         Command::Play(args) => commands::play::run(&args),
+        Command::Hub(args) => commands::hub::run(&args),
         Command::Ratings(args) => commands::ratings::run(&args),
         Command::Infer(args) => commands::infer::run(&args),
         Command::Selfplay(args) => commands::selfplay::run(&args),

@@ -30,6 +30,7 @@ pub mod bench;
 pub mod config;
 pub mod egdb;
 pub mod export;
+pub mod hub;
 pub mod infer;
 pub mod matchcmd;
 pub mod moves;
