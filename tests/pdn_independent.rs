@@ -62,12 +62,7 @@ fn play_match(a: &str, b: &str, games: &str, seed: &str, pdn: &Path) {
 
 #[test]
 fn match_and_selfplay_pdn_replay_in_pydraughts_with_the_stated_results() {
-    if !pydraughts::available() {
-        assert!(
-            std::env::var_os("TAMMI_REQUIRE_PYDRAUGHTS").is_none(),
-            "pydraughts is required here (TAMMI_REQUIRE_PYDRAUGHTS is set): pip install pydraughts"
-        );
-        eprintln!("skipped: pydraughts is not installed (pip install pydraughts; CI installs it)");
+    if !pydraughts::required_or_skipped() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
