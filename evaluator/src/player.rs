@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use tammi_egdb::{Egdb, EgdbError};
 use tammi_model::{Evaluator, ModelError, UniformEvaluator, load_evaluator};
 use tammi_rules::{Game, Move, Variant};
-use tammi_selfplay::{MoveBudget, RootSelection, Search, SelfPlayConfig};
+use tammi_selfplay::{Decision, MoveBudget, RootSelection, Search, SelfPlayConfig};
 
 /// What a player says about its move, for display and logs.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -186,21 +186,20 @@ impl MctsPlayer {
         self.batch = batch.max(1) as usize;
         self
     }
-}
 
-impl Player for MctsPlayer {
-    fn name(&self) -> String {
-        self.name.clone()
-    }
-    fn choose(&mut self, game: &Game) -> Result<(Move, MoveInfo), PlayerError> {
+    /// Searches the game's position to the player's limits: the whole root
+    /// decision (visits, values and policy of every legal move), for analysis.
+    pub fn think(&mut self, game: &Game) -> Result<Decision, PlayerError> {
+        if game.outcome().is_some() {
+            return Err(PlayerError::NoLegalMove);
+        }
         let deadline = self.movetime.map(|t| Instant::now() + t);
         let budget = MoveBudget {
             // With only a time limit the deadline stops the search.
             simulations: self.simulations.unwrap_or(u32::MAX / 4),
             explore: false,
         };
-        let d = self
-            .search
+        self.search
             .think_batched(
                 game,
                 self.evaluator.as_ref(),
@@ -212,7 +211,16 @@ impl Player for MctsPlayer {
             .map_err(|source| PlayerError::Search {
                 player: self.name.clone(),
                 source,
-            })?;
+            })
+    }
+}
+
+impl Player for MctsPlayer {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+    fn choose(&mut self, game: &Game) -> Result<(Move, MoveInfo), PlayerError> {
+        let d = self.think(game)?;
         Ok((
             d.mv,
             MoveInfo {

@@ -150,6 +150,9 @@ pub struct Decision {
     pub root_wdl: [f32; 3],
     /// Visits of each root move (same order).
     pub visits: Vec<u32>,
+    /// Mean value (win - loss) of each root move for the side to move, where
+    /// the move's child was visited (same order): what analysis displays.
+    pub q: Vec<Option<f32>>,
 }
 
 impl Decision {
@@ -1002,6 +1005,7 @@ impl Search {
             .clone()
             .map(|k| self.edge_q(k).map_or(0, |(_, n)| n))
             .collect();
+        let q: Vec<Option<f32>> = r.clone().map(|k| self.edge_q(k).map(|(q, _)| q)).collect();
         let total: u32 = visits.iter().sum();
         let (index, policy) = if r.len() == 1 {
             (0, vec![1.0])
@@ -1023,6 +1027,7 @@ impl Search {
             root_visits,
             root_wdl,
             visits,
+            q,
         }
     }
 

@@ -39,6 +39,7 @@ pub mod perft;
 pub mod play;
 pub mod ratings;
 pub mod selfplay;
+pub mod serve;
 pub mod train;
 pub mod worker;
 

@@ -6,7 +6,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Instant;
-use tammi_trainer::{Observer, RunDir, RunOptions, Stage, Stopped, create_run, run_config, train};
+use tammi_trainer::{Observer, RunDir, RunOptions, Stage, create_run, run_config, train};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -160,13 +160,8 @@ pub fn run(args: &Args) -> CliResult {
         bar.finish_and_clear();
     }
     let stopped = stopped?;
-    let why = match stopped {
-        Stopped::Generations => "generation limit reached",
-        Stopped::Hours => "time limit reached",
-        Stopped::StageDone => "stage done",
-    };
     outln!(
-        "stopped: {why}; continue with `tammi train --run {}`",
+        "stopped: {stopped}; continue with `tammi train --run {}`",
         args.run.display()
     );
     Ok(())

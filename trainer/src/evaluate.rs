@@ -242,6 +242,20 @@ pub fn append_records<T: Serialize>(path: &Path, records: &[T]) -> Result<(), Ru
     Ok(())
 }
 
+/// Reads the gating log: the last record of each generation.
+pub fn read_gates(path: &Path) -> Result<Vec<GateRecord>, RunError> {
+    let text = crate::rundir::read_log(path)?;
+    let mut out: Vec<GateRecord> = Vec::new();
+    for line in text.lines() {
+        if let Ok(r) = serde_json::from_str::<GateRecord>(line) {
+            // A gate redone after a kill: the last record counts.
+            out.retain(|o| o.generation != r.generation);
+            out.push(r);
+        }
+    }
+    Ok(out)
+}
+
 /// Reads the ladder log: the last record of each (model generation, depth).
 pub fn read_ladder(path: &Path) -> Result<Vec<LadderRecord>, RunError> {
     let text = crate::rundir::read_log(path)?;

@@ -8,6 +8,7 @@
 //! - [`metrics`]: JSONL, CSV and TensorBoard scalars.
 //! - [`endgame`]: the value head against the endgame tables (`selfplay.egdb`).
 //! - [`external`]: self-play by `tammi worker` processes on other machines.
+//! - [`live`]: `live.json`, the running trainer's stage and progress for other processes.
 //! - [`run`]: the loop, [`create_run`] and [`train`]; [`report`]: a run's story in Markdown.
 
 pub mod config;
@@ -16,6 +17,7 @@ pub mod evaluate;
 pub mod external;
 pub mod generate;
 pub mod learn;
+pub mod live;
 pub mod metrics;
 pub mod openings;
 pub mod replay;

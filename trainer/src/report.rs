@@ -2,23 +2,10 @@
 //! (Elo against each alpha-beta depth over the hours), from the run
 //! directory's own records.
 
-use crate::evaluate::{GateRecord, bounded_elo, read_ladder};
+use crate::evaluate::{bounded_elo, read_gates, read_ladder};
 use crate::rundir::{RunDir, RunError, RunInfo, RunState, gen_name, read_json};
 use std::fmt::Write;
 use std::path::Path;
-
-fn read_gates(path: &Path) -> Result<Vec<GateRecord>, RunError> {
-    let text = crate::rundir::read_log(path)?;
-    let mut out: Vec<GateRecord> = Vec::new();
-    for line in text.lines() {
-        if let Ok(r) = serde_json::from_str::<GateRecord>(line) {
-            // A gate redone after a kill: the last record counts.
-            out.retain(|o| o.generation != r.generation);
-            out.push(r);
-        }
-    }
-    Ok(out)
-}
 
 fn elo_text(elo: Option<f64>, score: f64) -> String {
     match elo {

@@ -7,6 +7,7 @@ use crate::endgame::{DEFAULT_POSITIONS, TablePosition, sample_table_positions, v
 use crate::evaluate::{append_records, bounded_elo, gate_generation, ladder_chart, play_ladder};
 use crate::generate::play_generation;
 use crate::learn::train_generation;
+use crate::live::LiveFile;
 use crate::metrics::Metrics;
 use crate::replay::ReplayBuffer;
 use crate::rundir::{
@@ -40,6 +41,16 @@ pub enum Stopped {
     Hours,
     /// `only` ran its stage.
     StageDone,
+}
+
+impl std::fmt::Display for Stopped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Stopped::Generations => "generation limit reached",
+            Stopped::Hours => "time limit reached",
+            Stopped::StageDone => "stage done",
+        })
+    }
 }
 
 /// Creates a run directory with the resolved config, the run info and the
@@ -104,6 +115,23 @@ pub fn train(
     let cfg = run_config(root)?;
     crate::openings::check(&cfg)?;
     let _lock = run.lock_run()?;
+    // Only the process holding the lock writes live.json.
+    let live = LiveFile::new(root, observer);
+    let stopped = run_locked(&run, &cfg, options, &live);
+    live.finish(&match &stopped {
+        Ok(s) => s.to_string(),
+        Err(e) => format!("error: {e}"),
+    });
+    stopped
+}
+
+/// The loop of [`train`], once the run is locked.
+fn run_locked(
+    run: &RunDir,
+    cfg: &RunConfig,
+    options: &RunOptions,
+    observer: &dyn Observer,
+) -> Result<Stopped, RunError> {
     let mut state: RunState = read_json(&run.state())?;
     if cfg.external.enabled {
         crate::external::verify_external(&run, &state)?;

@@ -14,6 +14,7 @@
 //!   models/gen-NNNN/    accepted models (gen-0000: the initial random net)
 //!   eval/gating.jsonl, eval/ladder.jsonl, eval/ladder.png
 //!   metrics.jsonl, metrics.csv, tensorboard/
+//!   live.json           stage and progress of the running trainer (for dashboards)
 //! ```
 //!
 //! Every file is written whole under a temporary name and renamed, and
@@ -274,6 +275,10 @@ impl RunDir {
     }
     pub fn tensorboard(&self) -> PathBuf {
         self.root.join("tensorboard")
+    }
+    /// What a running trainer is doing ([`crate::live`]).
+    pub fn live(&self) -> PathBuf {
+        self.root.join("live.json")
     }
 
     /// Whether a run was started here (its state file exists).
