@@ -316,6 +316,35 @@ fn a_full_game_against_alpha_beta_by_clicks() {
         let pdn = js(&c, "return document.getElementById('pdn-text').value").await;
         let games = tammi_rules::read_pdn(pdn.as_str().unwrap(), Variant::English).unwrap();
         assert_eq!(games[0].game.moves().count(), moves.len());
+
+        // Loaded from a file, the game is stepped through from its start.
+        let file = tempfile::Builder::new().suffix(".pdn").tempfile().unwrap();
+        std::fs::write(file.path(), pdn.as_str().unwrap()).unwrap();
+        c.find(Locator::Id("pdn-file"))
+            .await
+            .unwrap()
+            .send_keys(file.path().to_str().unwrap())
+            .await
+            .unwrap();
+        wait_for(
+            &c,
+            &format!("return S.moves.length === {} && S.cursor === 0 && S.view.ply === 0", moves.len()),
+            Duration::from_secs(10),
+        )
+        .await;
+        for _ in 0..3 {
+            c.find(Locator::Id("forward")).await.unwrap().click().await.unwrap();
+        }
+        wait_for(&c, "return S.view.ply === 3", Duration::from_secs(10)).await;
+        let mut third = Game::start(Variant::English);
+        for m in &moves[..3] {
+            third.play_text(m).unwrap();
+        }
+        assert_eq!(
+            js(&c, "return S.view.fen").await,
+            tammi_rules::to_fen(third.position())
+        );
+        assert_eq!(text_of(&c, "cursor").await, format!("3 / {}", moves.len()));
         c.close().await.unwrap();
     });
 }

@@ -134,9 +134,9 @@ fn run_locked(
 ) -> Result<Stopped, RunError> {
     let mut state: RunState = read_json(&run.state())?;
     if cfg.external.enabled {
-        crate::external::verify_external(&run, &state)?;
+        crate::external::verify_external(run, &state)?;
     } else {
-        crate::generate::verify_run_shards(&run, cfg.run.games_per_generation, &state)?;
+        crate::generate::verify_run_shards(run, cfg.run.games_per_generation, &state)?;
     }
     if state.ladder_seconds == 0.0 {
         // A state written before ladder time was kept apart: take it from the ladder log.
@@ -175,8 +175,8 @@ fn run_locked(
         )));
     }
     let mut stages = Stages {
-        run: &run,
-        cfg: &cfg,
+        run,
+        cfg,
         variant,
         backend,
         setup,

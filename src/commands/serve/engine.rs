@@ -15,7 +15,7 @@ use axum::body::Bytes;
 use axum::extract::State;
 use serde::Deserialize;
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tammi_evaluator::player::{MctsPlayer, PlayerFactory, shared_tables};
@@ -58,13 +58,12 @@ impl Engines {
             .await
             .map_err(|_| ApiError::busy("every search slot is busy; try again"))?
             .map_err(|_| ApiError::internal("search slots closed"))?;
-        let out = tokio::task::spawn_blocking(move || {
+        tokio::task::spawn_blocking(move || {
             let _permit = permit;
             search()
         })
         .await
-        .map_err(|e| ApiError::internal(format!("search failed: {e}")))?;
-        out
+        .map_err(|e| ApiError::internal(format!("search failed: {e}")))?
     }
 
     /// The factory of a checked spec, loaded once.
@@ -86,8 +85,8 @@ impl Engines {
     }
 
     /// The network of a model directory (already checked), loaded once.
-    fn network(&self, dir: &PathBuf, variant: Variant) -> ApiResult<Arc<dyn Evaluator>> {
-        let key = (dir.clone(), variant);
+    fn network(&self, dir: &Path, variant: Variant) -> ApiResult<Arc<dyn Evaluator>> {
+        let key = (dir.to_path_buf(), variant);
         let mut cache = self.networks.lock().expect("no panic while locked");
         if let Some(n) = cache.get(&key) {
             return Ok(n.clone());

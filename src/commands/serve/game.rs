@@ -31,19 +31,25 @@ pub struct GameRequest {
     pub moves: Vec<String>,
 }
 
+/// The variant a request names (`default` when it names none); an unknown
+/// name is a 400 listing the known ones.
+pub fn variant_of(name: Option<&str>, default: Variant) -> ApiResult<Variant> {
+    let Some(name) = name else {
+        return Ok(default);
+    };
+    name.parse().map_err(|_| {
+        let names: Vec<&str> = Variant::ALL.iter().map(|v| v.name()).collect();
+        ApiError::bad(format!(
+            "unknown variant '{name}' (known: {})",
+            names.join(", ")
+        ))
+    })
+}
+
 impl GameRequest {
     /// The game replayed through the rules; every problem is a 4xx naming it.
     pub fn replay(&self, default: Variant) -> ApiResult<Game> {
-        let variant = match &self.variant {
-            None => default,
-            Some(name) => name.parse().map_err(|_| {
-                let names: Vec<&str> = Variant::ALL.iter().map(|v| v.name()).collect();
-                ApiError::bad(format!(
-                    "unknown variant '{name}' (known: {})",
-                    names.join(", ")
-                ))
-            })?,
-        };
+        let variant = variant_of(self.variant.as_deref(), default)?;
         let start = match &self.fen {
             None => Position::start(variant),
             Some(f) if f.trim().is_empty() => Position::start(variant),
@@ -241,14 +247,7 @@ pub async fn pdn_load(
     body: Bytes,
 ) -> ApiResult<Json<serde_json::Value>> {
     let req: PdnText = parse_body(&body)?;
-    let variant = GameRequest {
-        variant: req.variant,
-        fen: None,
-        moves: vec![],
-    }
-    .replay(app.default_variant)?
-    .position()
-    .variant();
+    let variant = variant_of(req.variant.as_deref(), app.default_variant)?;
     let games = read_pdn(&req.text, variant).map_err(|e| ApiError::bad(format!("PDN: {e}")))?;
     if games.is_empty() {
         return Err(ApiError::bad("PDN: no game in the text"));
@@ -314,14 +313,7 @@ pub async fn opening(
     body: Bytes,
 ) -> ApiResult<Json<serde_json::Value>> {
     let req: OpeningRequest = parse_body(&body)?;
-    let variant = GameRequest {
-        variant: req.variant,
-        fen: None,
-        moves: vec![],
-    }
-    .replay(app.default_variant)?
-    .position()
-    .variant();
+    let variant = variant_of(req.variant.as_deref(), app.default_variant)?;
     let (kind, openings) = if variant == Variant::English {
         let deck = load_openings(variant, &OpeningSource::Ballot, 1, 0)
             .map_err(|e| ApiError::internal(e.to_string()))?;
