@@ -32,6 +32,8 @@ enum Command {
     Play(commands::play::Args),
     /// Hub protocol engine (Scan's text protocol) for draughts GUIs and pydraughts, international draughts.
     Hub(commands::hub::Args),
+    /// DXP (DamExchange) engine matches over TCP, international draughts: --listen PORT or --connect HOST:PORT.
+    Dxp(commands::dxp::Args),
     /// Count the leaves of the move tree (move-generator check and speed test).
     Perft(commands::perft::Args),
     /// The network's raw outputs for a position: W/D/L and the policy over legal moves.
@@ -97,6 +99,7 @@ fn main() -> ExitCode {
         Command::Match(args) => commands::matchcmd::run(&args),
         Command::Play(args) => commands::play::run(&args),
         Command::Hub(args) => commands::hub::run(&args),
+        Command::Dxp(args) => commands::dxp::run(&args),
         Command::Ratings(args) => commands::ratings::run(&args),
         Command::Infer(args) => commands::infer::run(&args),
         Command::Selfplay(args) => commands::selfplay::run(&args),
