@@ -34,6 +34,8 @@ enum Command {
     Hub(commands::hub::Args),
     /// Web front end: a board to play and analyse in the browser, and a live dashboard of a run.
     Serve(commands::serve::Args),
+    /// DXP (DamExchange) engine matches over TCP, international draughts: --listen PORT or --connect HOST:PORT.
+    Dxp(commands::dxp::Args),
     /// Count the leaves of the move tree (move-generator check and speed test).
     Perft(commands::perft::Args),
     /// The network's raw outputs for a position: W/D/L and the policy over legal moves.
@@ -100,6 +102,7 @@ fn main() -> ExitCode {
         Command::Play(args) => commands::play::run(&args),
         Command::Hub(args) => commands::hub::run(&args),
         Command::Serve(args) => commands::serve::run(&args),
+        Command::Dxp(args) => commands::dxp::run(&args),
         Command::Ratings(args) => commands::ratings::run(&args),
         Command::Infer(args) => commands::infer::run(&args),
         Command::Selfplay(args) => commands::selfplay::run(&args),

@@ -28,6 +28,7 @@ macro_rules! out {
 pub mod analyze;
 pub mod bench;
 pub mod config;
+pub mod dxp;
 pub mod egdb;
 pub mod export;
 pub mod hub;
