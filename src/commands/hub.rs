@@ -15,12 +15,13 @@
 //! Searches run to their limit: `stop` during `go think` is read only after
 //! the move, which is within the time the `level` line allowed.
 
+use super::protocol::{PieceLetters, SquareMove, VARIANT, position_from_squares};
 use super::{CliError, CliResult};
 use std::io::{BufRead, Write};
 use std::time::Duration;
 use tammi_evaluator::PlayerSpec;
 use tammi_evaluator::player::{Player, make_player};
-use tammi_rules::{Game, Move, Position, Variant, parse_fen};
+use tammi_rules::{Color, Game, Move, Position};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -32,9 +33,6 @@ pub struct Args {
     pub seed: u64,
 }
 
-/// The only variant: international draughts, Hub's `normal`.
-const VARIANT: Variant = Variant::International;
-
 /// Why a Hub line was refused (sent back as `error message="…"`).
 #[derive(Debug, PartialEq, Eq)]
 pub struct HubError(String);
@@ -43,47 +41,40 @@ fn err<T>(msg: impl Into<String>) -> Result<T, HubError> {
     Err(HubError(msg.into()))
 }
 
+/// The letters of a Hub position's squares (`e` or `.` is empty).
+const HUB_LETTERS: PieceLetters = PieceLetters {
+    white_man: 'w',
+    white_king: 'W',
+    black_man: 'b',
+    black_king: 'B',
+};
+
 /// Reads a Hub position: `W` or `B` (side to move) then 50 squares.
 pub fn parse_hub_fen(text: &str) -> Result<Position, HubError> {
-    let chars: Vec<char> = text.chars().collect();
-    if chars.len() != 51 {
+    let count = text.chars().count();
+    if count != 51 {
         return err(format!(
-            "a Hub position has 51 characters (side + 50 squares), not {}",
-            chars.len()
+            "a Hub position has 51 characters (side + 50 squares), not {count}"
         ));
     }
-    let side = match chars[0] {
-        'W' | 'w' => 'W',
-        'B' | 'b' => 'B',
-        c => return err(format!("side to move '{c}' is not W or B")),
+    let mut chars = text.chars();
+    let side = match chars.next() {
+        Some('W' | 'w') => Color::White,
+        Some('B' | 'b') => Color::Black,
+        c => return err(format!("side to move '{}' is not W or B", c.unwrap_or(' '))),
     };
-    let (mut white, mut black) = (Vec::new(), Vec::new());
-    for (i, &c) in chars[1..].iter().enumerate() {
-        let n = i + 1;
-        match c {
-            'w' => white.push(n.to_string()),
-            'W' => white.push(format!("K{n}")),
-            'b' => black.push(n.to_string()),
-            'B' => black.push(format!("K{n}")),
-            'e' | '.' => {}
-            c => return err(format!("square {n}: '{c}' is not one of w b W B e")),
-        }
-    }
-    let fen = format!("{side}:W{}:B{}", white.join(","), black.join(","));
-    parse_fen(VARIANT, &fen).map_err(|e| HubError(format!("position: {e}")))
+    position_from_squares(side, chars.as_str(), &HUB_LETTERS, &['e', '.']).map_err(HubError)
 }
 
 /// A move in Hub notation: `from-to`, or `fromxto` and the captured squares
 /// in increasing order (`x`-separated).
 pub fn hub_move_text(m: &Move) -> String {
-    let n = |sq| VARIANT.square_number(sq);
-    if !m.is_capture() {
-        return format!("{}-{}", n(m.from()), n(m.to()));
+    let sq = SquareMove::of(m);
+    if sq.captured.is_empty() {
+        return format!("{}-{}", sq.from, sq.to);
     }
-    let mut captured: Vec<u32> = m.captured().map(n).collect();
-    captured.sort_unstable();
-    let mut s = format!("{}x{}", n(m.from()), n(m.to()));
-    for c in captured {
+    let mut s = format!("{}x{}", sq.from, sq.to);
+    for c in sq.captured {
         s.push_str(&format!("x{c}"));
     }
     s
@@ -91,27 +82,22 @@ pub fn hub_move_text(m: &Move) -> String {
 
 /// The legal move a Hub move names (captured squares in any order).
 pub fn parse_hub_move(game: &Game, text: &str) -> Result<Move, HubError> {
-    let canonical = |t: &str| -> Option<Vec<u32>> {
-        let sep = if t.contains('x') { 'x' } else { '-' };
-        let mut n: Vec<u32> = t
-            .split(sep)
-            .map(|p| p.parse().ok())
-            .collect::<Option<_>>()?;
-        if n.len() < 2 || (sep == '-' && n.len() != 2) {
-            return None;
+    let sep = if text.contains('x') { 'x' } else { '-' };
+    let numbers: Option<Vec<u32>> = text.split(sep).map(|p| p.parse().ok()).collect();
+    let wanted = match numbers {
+        Some(n) if n.len() >= 2 && (sep == 'x' || n.len() == 2) => SquareMove {
+            from: n[0],
+            to: n[1],
+            captured: n[2..].to_vec(),
+        },
+        _ => {
+            return err(format!(
+                "'{text}' is not a Hub move (from-to or fromxto[xcaptured…])"
+            ));
         }
-        n[2..].sort_unstable();
-        Some(n)
     };
-    let Some(wanted) = canonical(text) else {
-        return err(format!(
-            "'{text}' is not a Hub move (from-to or fromxto[xcaptured…])"
-        ));
-    };
-    game.legal_moves()
-        .iter()
-        .find(|m| canonical(&hub_move_text(m)).as_ref() == Some(&wanted))
-        .copied()
+    wanted
+        .find_in(game)
         .ok_or_else(|| HubError(format!("'{text}' is not a legal move here")))
 }
 
@@ -371,7 +357,7 @@ pub fn run(args: &Args) -> CliResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tammi_rules::Color;
+    use tammi_rules::parse_fen;
 
     const START: &str = "Wbbbbbbbbbbbbbbbbbbbbeeeeeeeeeewwwwwwwwwwwwwwwwwwww";
 

@@ -38,6 +38,7 @@ pub mod moves;
 pub mod openings;
 pub mod perft;
 pub mod play;
+pub mod protocol;
 pub mod ratings;
 pub mod selfplay;
 pub mod serve;

@@ -3,12 +3,11 @@
 //! ended, as a result line and as a GAMEEND reason.
 
 use super::message::{EndReason, GameReq, MoveMsg};
+pub use crate::commands::protocol::VARIANT;
+use crate::commands::protocol::{PieceLetters, SquareMove, position_from_squares};
 use std::time::Duration;
 use tammi_evaluator::PlayerSpec;
-use tammi_rules::{Color, Game, Move, Outcome, Position, Variant, parse_fen, result_token};
-
-/// DXP plays international draughts only (10x10, FMJD squares 1-50).
-pub const VARIANT: Variant = Variant::International;
+use tammi_rules::{Color, Game, Move, Outcome, Position, result_token};
 
 /// The start position a GAMEREQ asks for: the normal start (`A`) or the
 /// position it gives (`B`); an impossible position is an error that says why.
@@ -16,55 +15,43 @@ pub fn start_position(req: &GameReq) -> Result<Position, String> {
     let Some(start) = &req.start else {
         return Ok(Position::start(VARIANT));
     };
-    let (mut white, mut black) = (Vec::new(), Vec::new());
-    for (i, c) in start.board.chars().enumerate() {
-        let n = i + 1;
-        match c {
-            'w' => white.push(n.to_string()),
-            'W' => white.push(format!("K{n}")),
-            'z' => black.push(n.to_string()),
-            'Z' => black.push(format!("K{n}")),
-            _ => {}
-        }
-    }
-    let side = match start.to_move {
-        Color::White => 'W',
-        Color::Black => 'B',
-    };
-    let fen = format!("{side}:W{}:B{}", white.join(","), black.join(","));
-    parse_fen(VARIANT, &fen).map_err(|e| format!("the GAMEREQ position is not playable: {e}"))
+    position_from_squares(start.to_move, &start.board, &DXP_LETTERS, &['e'])
+        .map_err(|e| format!("the GAMEREQ position is not playable: {e}"))
 }
 
-fn number(sq: tammi_rules::Square) -> u8 {
-    // International squares are numbered 1-50: always a u8.
-    VARIANT.square_number(sq) as u8
+/// The letters of a GAMEREQ's squares (`z` for zwart, black; `e` empty).
+const DXP_LETTERS: PieceLetters = PieceLetters {
+    white_man: 'w',
+    white_king: 'W',
+    black_man: 'z',
+    black_king: 'Z',
+};
+
+/// International squares are numbered 1-50: always a u8.
+fn byte(n: u32) -> u8 {
+    n as u8
 }
 
 /// The MOVE message of a move (captured squares in increasing order).
 pub fn move_message(m: &Move, seconds: u16) -> MoveMsg {
-    let mut captured: Vec<u8> = m.captured().map(number).collect();
-    captured.sort_unstable();
+    let sq = SquareMove::of(m);
     MoveMsg {
         seconds,
-        from: number(m.from()),
-        to: number(m.to()),
-        captured,
+        from: byte(sq.from),
+        to: byte(sq.to),
+        captured: sq.captured.into_iter().map(byte).collect(),
     }
 }
 
 /// The legal move a MOVE message names: the same from and to squares and
 /// the same set of captured squares, in whatever order the peer sent them.
-/// (Two capture paths with all three equal lead to the same position.)
 pub fn find_move(game: &Game, msg: &MoveMsg) -> Option<Move> {
-    let mut wanted = msg.captured.clone();
-    wanted.sort_unstable();
-    game.legal_moves()
-        .iter()
-        .find(|m| {
-            let mm = move_message(m, 0);
-            (mm.from, mm.to, mm.captured) == (msg.from, msg.to, wanted.clone())
-        })
-        .copied()
+    SquareMove {
+        from: msg.from.into(),
+        to: msg.to.into(),
+        captured: msg.captured.iter().map(|&c| c.into()).collect(),
+    }
+    .find_in(game)
 }
 
 /// The clock of one side under a GAMEREQ's time control: `minutes` for the
@@ -202,6 +189,7 @@ mod tests {
     use super::super::message::StartPosition;
     use super::*;
     use tammi_rules::EndReason as Rule;
+    use tammi_rules::parse_fen;
 
     fn request(start: Option<StartPosition>) -> GameReq {
         GameReq {
