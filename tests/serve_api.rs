@@ -404,3 +404,44 @@ fn bad_command_lines_are_one_line_errors() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn garbage_bodies_get_a_4xx_on_every_endpoint_and_the_server_lives_on() {
+    let server = Server::start(&[]);
+    let endpoints = [
+        "/api/legal",
+        "/api/play",
+        "/api/engine",
+        "/api/evaluate",
+        "/api/opening",
+        "/api/pdn/load",
+        "/api/pdn/save",
+    ];
+    let bodies = [
+        "",
+        "null",
+        "[]",
+        "42",
+        "{\"moves\": [1, 2]}",
+        "{\"fen\": 5}",
+        "{\"variant\": \"english\", \"moves\": [\"11-15\"], \"move\": 7}",
+        "{\"moves\": [\"\u{0}\"], \"move\": \"\", \"player\": \"\", \"text\": \"[\"}",
+        "{\"moves\": [\"999999999999999999999-1\"], \"move\": \"1x\", \"player\": \"mcts:sims=0\", \"text\": \"1. *\"}",
+    ];
+    for endpoint in endpoints {
+        for body in bodies {
+            let (status, reply) = call(&server, "POST", endpoint, Some(body));
+            assert!(
+                (400..500).contains(&status),
+                "{endpoint} {body:?}: {status} {reply}"
+            );
+            assert!(reply["error"].is_string(), "{endpoint} {body:?}: {reply}");
+        }
+    }
+    // Bytes that are not UTF-8 at all.
+    let url = format!("{}/api/legal", server.url);
+    let bad = ureq::post(&url).send_bytes(&[0xff, 0xfe, 0x00, 0x80]);
+    assert!(matches!(bad, Err(ureq::Error::Status(400, _))));
+    let (status, _) = call(&server, "GET", "/api/info", None);
+    assert_eq!(status, 200, "the server still answers");
+}
