@@ -67,6 +67,8 @@ pub struct LiveFile<'a> {
     inner: &'a dyn Observer,
     path: std::path::PathBuf,
     state: Mutex<(LiveStatus, Option<Instant>)>,
+    /// Held while the file is written.
+    file: Mutex<()>,
 }
 
 impl<'a> LiveFile<'a> {
@@ -84,6 +86,7 @@ impl<'a> LiveFile<'a> {
             inner,
             path: RunDir::new(root).live(),
             state: Mutex::new((status, None)),
+            file: Mutex::new(()),
         };
         live.write(true);
         live
@@ -101,14 +104,30 @@ impl<'a> LiveFile<'a> {
 
     /// Writes the file if `force` or the last write is old enough.  A failed
     /// write is not an error of the run: the dashboard is only a view.
+    ///
+    /// The file is written under its own lock, taken before the state is
+    /// copied (so writes land in order), never under the state's lock: a
+    /// worker thread reporting progress never waits on the disk, and skips
+    /// the write when another thread is writing.
     fn write(&self, force: bool) {
-        let mut s = self.state.lock().expect("no panic while locked");
-        if !force && s.1.is_some_and(|t| t.elapsed() < WRITE_EVERY) {
-            return;
-        }
-        s.0.updated = unix_now();
-        s.1 = Some(Instant::now());
-        let _ = write_json(&self.path, &s.0);
+        let _file = if force {
+            self.file.lock().expect("no panic while locked")
+        } else {
+            match self.file.try_lock() {
+                Ok(guard) => guard,
+                Err(_) => return,
+            }
+        };
+        let snapshot = {
+            let mut s = self.state.lock().expect("no panic while locked");
+            if !force && s.1.is_some_and(|t| t.elapsed() < WRITE_EVERY) {
+                return;
+            }
+            s.0.updated = unix_now();
+            s.1 = Some(Instant::now());
+            s.0.clone()
+        };
+        let _ = write_json(&self.path, &snapshot);
     }
 
     fn update(&self, force: bool, f: impl FnOnce(&mut LiveStatus)) {
