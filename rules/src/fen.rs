@@ -4,7 +4,12 @@
 //! listing square numbers, `K` marking a king.  Ranges such as `W21-32` are
 //! accepted on input; output lists squares in increasing order without ranges.
 //! Numbers follow the variant's numbering (see [`Variant::square_number`]).
+//!
+//! Huffing games (RULES.md §4.3) add a last section `H` + the squares of the
+//! offending pieces, e.g. `W:W21,22:B9,14:H14`, when the side to move may
+//! remove one of them; this extension is tammi's own (PDN has no huffing).
 
+use crate::geometry::Square;
 use crate::position::{Piece, Position, PositionError, Setup};
 use crate::variant::{Color, Variant};
 use std::fmt;
@@ -74,15 +79,37 @@ fn parse_color(s: &str) -> Option<Color> {
 }
 
 /// Reads a FEN into a setup without checking the placement's legality beyond the
-/// square numbers (duplicates and counts are checked by [`parse_fen`]).
+/// square numbers (duplicates and counts are checked by [`parse_fen`]).  The
+/// huffing section `H…` is not part of a setup; [`parse_fen`] reads it.
 pub fn parse_setup(variant: Variant, fen: &str) -> Result<Setup, FenError> {
+    parse_parts(variant, fen).map(|(setup, _)| setup)
+}
+
+/// The setup and the offending squares (the `H` section) of a FEN.
+fn parse_parts(variant: Variant, fen: &str) -> Result<(Setup, Vec<Square>), FenError> {
     let text = fen.trim().trim_matches('"').trim().trim_end_matches('.');
-    let parts: Vec<&str> = text.split(':').map(str::trim).collect();
+    let mut parts: Vec<&str> = text.split(':').map(str::trim).collect();
+    let offending_section = match parts.last() {
+        Some(last) if parts.len() == 4 && last.starts_with(['H', 'h']) => parts.pop(),
+        _ => None,
+    };
     if parts.len() != 3 {
         return Err(FenError::Malformed(fen.to_string()));
     }
     let side = parse_color(parts[0]).ok_or_else(|| FenError::UnknownSide(parts[0].to_string()))?;
     let max = variant.geometry().squares() as u32;
+    let mut offending = Vec::new();
+    if let Some(section) = offending_section {
+        for token in section[1..].split(',').map(str::trim).filter(|t| !t.is_empty()) {
+            let n: u32 = token
+                .parse()
+                .map_err(|_| FenError::BadSquare(token.to_string()))?;
+            let sq = variant
+                .square_from_number(n)
+                .ok_or(FenError::NotADarkSquare { number: n, max })?;
+            offending.push(sq);
+        }
+    }
     let mut pieces = Vec::new();
     let mut seen = [false; 2];
     for section in &parts[1..] {
@@ -131,17 +158,18 @@ pub fn parse_setup(variant: Variant, fen: &str) -> Result<Setup, FenError> {
             }
         }
     }
-    Ok(Setup {
+    let setup = Setup {
         variant,
         side_to_move: side,
         pieces,
-    })
+    };
+    Ok((setup, offending))
 }
 
 /// Reads a FEN into a legal position of `variant`.
 pub fn parse_fen(variant: Variant, fen: &str) -> Result<Position, FenError> {
-    let setup = parse_setup(variant, fen)?;
-    Ok(Position::from_setup(&setup)?)
+    let (setup, offending) = parse_parts(variant, fen)?;
+    Ok(Position::from_setup(&setup)?.with_offending(&offending)?)
 }
 
 /// Writes a position as FEN: side, white pieces, black pieces, ascending numbers.
@@ -164,7 +192,15 @@ pub fn to_fen(pos: &Position) -> String {
             .collect::<Vec<_>>()
             .join(",")
     };
-    format!("{side}:W{}:B{}", list(Color::White), list(Color::Black))
+    let mut fen = format!("{side}:W{}:B{}", list(Color::White), list(Color::Black));
+    let mut offending: Vec<u32> = pos.offending().map(|sq| v.square_number(sq)).collect();
+    if !offending.is_empty() {
+        offending.sort_unstable();
+        let numbers: Vec<String> = offending.iter().map(u32::to_string).collect();
+        fen.push_str(":H");
+        fen.push_str(&numbers.join(","));
+    }
+    fen
 }
 
 #[cfg(test)]

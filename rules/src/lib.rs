@@ -20,6 +20,7 @@
 mod fen;
 mod game;
 mod geometry;
+mod huffing;
 mod movegen;
 mod moves;
 mod notation;

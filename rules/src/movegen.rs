@@ -118,11 +118,12 @@ macro_rules! dispatch {
                 type $r = $crate::movegen::ThaiRules;
                 $body
             }
-            // `base()` never returns a give-away variant.
+            // `base()` never returns a give-away or huffing variant.
             $crate::variant::Variant::EnglishGiveaway
             | $crate::variant::Variant::FinnishGiveaway
             | $crate::variant::Variant::RussianGiveaway
-            | $crate::variant::Variant::InternationalGiveaway => unreachable!(),
+            | $crate::variant::Variant::InternationalGiveaway
+            | $crate::variant::Variant::FinnishHuffing => unreachable!(),
         }
     };
 }
@@ -859,6 +860,13 @@ fn generate_for<R: Rules, S: Sink, const WHITE: bool>(b: &Board, sink: &mut S) {
     dfs.by_king = false;
     dfs.empty = empty;
     dfs.men_from_first_hops(hops);
+}
+
+/// Every non-capturing move of `b`, whether or not a capture exists (for
+/// rules where capturing is optional: huffing).
+pub(crate) fn simple_moves_only<R: Rules, S: Sink>(b: &Board, sink: &mut S) {
+    let empty = R::VALID & !(b.us | b.them);
+    simple_moves::<R, S>(b, empty, sink);
 }
 
 /// Non-capturing moves (only legal when nothing can capture).

@@ -9,7 +9,9 @@ pub const MAX_LANDINGS: usize = 28;
 
 /// A legal move: origin, every landing square in order, and the captured pieces.
 ///
-/// A simple move has one landing and no capture.  Two captures with the same
+/// A simple move has one landing and no capture.  A *removal* (huffing,
+/// RULES.md §4.3) has no landing: it takes the opponent's piece on its
+/// origin square off the board, and the same side then moves again.  Two captures with the same
 /// origin, destination and captured set but different paths are different
 /// moves.  Squares are stored as bit indices of the board's layout; the
 /// accessors return [`Square`]s.
@@ -58,6 +60,26 @@ impl Move {
         }
     }
 
+    /// A removal of the opponent's piece on `bit` (huffing).
+    #[inline(always)]
+    pub(crate) fn removal(g: Geometry, bit: u32) -> Move {
+        Move {
+            captured: 1 << bit,
+            from: bit as u8,
+            len: 0,
+            promotes: false,
+            per_row: g.per_row() as u8,
+            path: [0; MAX_LANDINGS],
+        }
+    }
+
+    /// Whether this is a removal (huffing): a piece of the opponent taken off
+    /// the board on [`Move::from`], after which the same side moves again.
+    #[inline(always)]
+    pub fn is_removal(&self) -> bool {
+        self.len == 0
+    }
+
     fn geometry(&self) -> Geometry {
         Geometry {
             size: self.per_row * 2,
@@ -69,12 +91,12 @@ impl Move {
         self.geometry().square(self.from as u32)
     }
 
-    /// Final square.
+    /// Final square (a removal's own square).
     pub fn to(&self) -> Square {
         self.geometry().square(self.dest_bit())
     }
 
-    /// Every landing square in order (one for a simple move).
+    /// Every landing square in order (one for a simple move, none for a removal).
     pub fn landings(&self) -> impl ExactSizeIterator<Item = Square> + '_ {
         let g = self.geometry();
         self.path[..self.len as usize]
@@ -93,8 +115,14 @@ impl Move {
         self.captured.count_ones()
     }
 
-    /// Whether the move captures.
+    /// Whether the move captures (a piece moving over its victims; a
+    /// removal takes a piece too but is not a capture).
     pub fn is_capture(&self) -> bool {
+        self.captured != 0 && self.len != 0
+    }
+
+    /// Whether the move takes a piece off the board: a capture or a removal.
+    pub fn takes_piece(&self) -> bool {
         self.captured != 0
     }
 
@@ -120,7 +148,10 @@ impl Move {
 
     #[inline(always)]
     pub(crate) fn dest_bit(&self) -> u32 {
-        self.path[self.len as usize - 1] as u32
+        match self.len {
+            0 => self.from as u32,
+            n => self.path[n as usize - 1] as u32,
+        }
     }
 
     #[inline(always)]
@@ -134,6 +165,9 @@ impl std::fmt::Debug for Move {
     /// Russian, Brazilian and International notation (a move does not know
     /// its variant; Italian numbers differ, see `notation::move_text`).
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.is_removal() {
+            return write!(f, "Move(x{})", self.from().0 as u32 + 1);
+        }
         write!(f, "Move({}", self.from().0 as u32 + 1)?;
         let sep = if self.is_capture() { 'x' } else { '-' };
         for s in self.landings() {

@@ -8,8 +8,12 @@ use crate::position::{IllegalMove, Position};
 use crate::variant::Variant;
 use std::fmt;
 
-/// Writes a move in the variant's numbering.
+/// Writes a move in the variant's numbering; a removal (huffing) is `x`
+/// followed by the removed piece's square, e.g. `x14`.
 pub fn move_text(variant: Variant, m: &Move) -> String {
+    if m.is_removal() {
+        return format!("x{}", variant.square_number(m.from()));
+    }
     let sep = if m.is_capture() { 'x' } else { '-' };
     let mut s = variant.square_number(m.from()).to_string();
     for sq in m.landings() {
@@ -98,6 +102,22 @@ fn is_subsequence(needle: &[u32], hay: &[u32]) -> bool {
     needle.iter().all(|n| it.any(|h| h == n))
 }
 
+/// Resolves `x<square>`, a removal (huffing).
+fn parse_removal(pos: &Position, text: &str, square: &str) -> Result<Move, MoveTextError> {
+    let n: u32 = square
+        .trim()
+        .parse()
+        .map_err(|_| MoveTextError::Malformed(text.to_string()))?;
+    let legal = pos.legal_moves();
+    let found = legal
+        .iter()
+        .find(|m| m.is_removal() && pos.variant().square_number(m.from()) == n);
+    found.copied().ok_or_else(|| MoveTextError::Illegal {
+        text: text.trim().to_string(),
+        legal: sorted_texts(pos.variant(), &legal),
+    })
+}
+
 /// Sorted text of moves, for error messages and listings.
 pub fn sorted_texts(variant: Variant, moves: &[Move]) -> Vec<String> {
     let mut keyed: Vec<(Vec<u32>, String)> = moves
@@ -111,6 +131,9 @@ pub fn sorted_texts(variant: Variant, moves: &[Move]) -> Vec<String> {
 /// Resolves move text against the legal moves of a position.
 pub fn parse_move(pos: &Position, text: &str) -> Result<Move, MoveTextError> {
     let variant = pos.variant();
+    if let Some(square) = text.trim().strip_prefix(['x', 'X']) {
+        return parse_removal(pos, text, square);
+    }
     let (numbers, capture) =
         parse_numbers(text).ok_or_else(|| MoveTextError::Malformed(text.to_string()))?;
     let legal = pos.legal_moves();

@@ -316,14 +316,18 @@ pub fn write_pdn(game: &Game, tags: &[(&str, &str)]) -> String {
     let first_mover = variant.rules().first_to_move;
     let mut move_no = 1;
     let mut line_len = 0;
+    // A removal (huffing) opens its side's turn: the number goes before it,
+    // and the move that follows it in the same turn gets none.
+    let mut after_removal = false;
     for (k, (pos, m)) in game.positions_before_moves().zip(game.moves()).enumerate() {
         let mut word = String::new();
-        if pos.side_to_move() == first_mover {
+        if !after_removal && pos.side_to_move() == first_mover {
             word.push_str(&format!("{move_no}. "));
-        } else if k == 0 {
+        } else if !after_removal && k == 0 {
             word.push_str(&format!("{move_no}... "));
         }
-        if pos.side_to_move() != first_mover {
+        after_removal = m.is_removal();
+        if pos.side_to_move() != first_mover && !after_removal {
             move_no += 1;
         }
         word.push_str(&move_text(variant, m));

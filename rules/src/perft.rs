@@ -20,12 +20,46 @@ pub fn perft(pos: &Position, depth: u32, mode: PerftMode) -> u64 {
         return 1;
     }
     let mut lists: Vec<MoveList> = (0..depth).map(|_| MoveList::new()).collect();
+    if pos.variant().rules().huffing {
+        // The offending set is position state the bare boards below lack.
+        return positions(pos, depth, mode, &mut lists);
+    }
     // Perft walks bare boards: the position hash is not needed to count leaves.
     let board = pos.generator_board();
     dispatch!(pos.variant(), R => match mode {
         PerftMode::Paths => paths::<R>(&board, depth, &mut lists),
         PerftMode::Unique => unique::<R>(&board, depth, &mut lists, &mut Vec::with_capacity(64)),
     })
+}
+
+/// Perft over whole positions (huffing variants): slower, but it carries
+/// every piece of position state.
+fn positions(pos: &Position, depth: u32, mode: PerftMode, lists: &mut [MoveList]) -> u64 {
+    let (list, rest) = lists.split_first_mut().expect("one list per ply");
+    pos.legal_moves_into(list);
+    if depth == 1 && mode == PerftMode::Paths {
+        return list.len() as u64;
+    }
+    let mut total = 0;
+    for (i, m) in list.iter().enumerate() {
+        if mode == PerftMode::Unique && m.captured_count() >= 2 {
+            let key = (m.origin_bit(), m.dest_bit(), m.captured_bits());
+            let seen = list[..i].iter().any(|o| {
+                o.captured_bits() == key.2 && (o.origin_bit(), o.dest_bit()) == (key.0, key.1)
+            });
+            if seen {
+                continue;
+            }
+        }
+        if depth == 1 {
+            total += 1;
+            continue;
+        }
+        let mut child = *pos;
+        child.play_unchecked(m);
+        total += positions(&child, depth - 1, mode, rest);
+    }
+    total
 }
 
 fn generate<R: Rules>(b: &Board, list: &mut MoveList) {

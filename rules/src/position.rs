@@ -1,6 +1,7 @@
 //! Validated positions: pieces, side to move, hash; legal moves and playing them.
 
 use crate::geometry::{Bits, Geometry, Square};
+use crate::huffing;
 use crate::movegen::{self, Board, ListSink, dispatch};
 use crate::moves::{Move, MoveList};
 use crate::variant::{Color, Variant};
@@ -70,6 +71,11 @@ pub enum PositionError {
     ManOnPromotionRow { color: Color, square: u32 },
     /// Bitboard bits that are not squares of the board (the mask of them given).
     BitsOffBoard(u64),
+    /// Offending pieces (huffing) given for a variant without huffing.
+    OffendingWithoutHuffing,
+    /// An offending square that holds no piece of the side that just moved
+    /// (square number given).
+    OffendingNotOpponent(u32),
 }
 
 impl fmt::Display for PositionError {
@@ -90,6 +96,13 @@ impl fmt::Display for PositionError {
             PositionError::BitsOffBoard(bits) => {
                 write!(f, "bitboard bits {bits:#x} are not squares of the board")
             }
+            PositionError::OffendingWithoutHuffing => {
+                write!(f, "offending pieces are only part of a game with huffing")
+            }
+            PositionError::OffendingNotOpponent(n) => write!(
+                f,
+                "offending square {n} holds no piece of the side that just moved"
+            ),
         }
     }
 }
@@ -99,7 +112,8 @@ impl std::error::Error for PositionError {}
 /// A legal position of some variant: where the pieces are and who is to move.
 ///
 /// Game state that is not visible on the board (repetitions, the no-progress
-/// counter) lives in [`crate::Game`].
+/// counter) lives in [`crate::Game`].  Under huffing the pieces the side to
+/// move may remove are part of the position: they change what may be played.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Position {
     variant: Variant,
@@ -107,6 +121,9 @@ pub struct Position {
     /// Pieces of each side by colour index, as bitboards in the variant's layout.
     pieces: [u64; 2],
     kings: u64,
+    /// Huffing: pieces of the side that just moved which declined a capture
+    /// and may be removed now (always 0 without huffing).
+    offending: u64,
     hash: u64,
 }
 
@@ -227,6 +244,7 @@ impl Position {
             side,
             pieces,
             kings,
+            offending: 0,
             hash: 0,
         };
         p.hash = p.compute_hash();
@@ -245,7 +263,42 @@ impl Position {
                 h ^= zobrist::piece(color, self.kings & (1 << b) != 0, b);
             }
         }
-        h
+        h ^ zobrist::offending(self.offending)
+    }
+
+    /// The same position with the given pieces of the side that just moved
+    /// marked offending (huffing; see [`Position::offending`]).  An empty
+    /// list is accepted by every variant.
+    pub fn with_offending(&self, squares: &[Square]) -> Result<Position, PositionError> {
+        let g = self.geometry();
+        let mut bits = 0u64;
+        for &sq in squares {
+            if sq.0 as usize >= g.squares() {
+                return Err(PositionError::SquareOffBoard(sq));
+            }
+            if !self.variant.rules().huffing {
+                return Err(PositionError::OffendingWithoutHuffing);
+            }
+            let bit = 1u64 << g.bit(sq);
+            if self.pieces[self.side.opponent().index()] & bit == 0 {
+                return Err(PositionError::OffendingNotOpponent(
+                    self.variant.square_number(sq),
+                ));
+            }
+            bits |= bit;
+        }
+        let mut p = *self;
+        p.offending = bits;
+        p.hash = p.compute_hash();
+        Ok(p)
+    }
+
+    /// Huffing: squares of the opponent's pieces that declined a capture on
+    /// the last move, one of which the side to move may remove now (RULES.md
+    /// §4.3).  Always empty without huffing.
+    pub fn offending(&self) -> impl Iterator<Item = Square> + '_ {
+        let g = self.geometry();
+        Bits(self.offending).map(move |b| g.square(b))
     }
 
     /// The setup of this position (for printing or editing).
@@ -272,7 +325,7 @@ impl Position {
         self.side
     }
 
-    /// Zobrist hash of pieces and side to move, kept up to date by `play`.
+    /// Zobrist hash of pieces, side to move and offending set, kept up to date by `play`.
     pub fn hash(&self) -> u64 {
         self.hash
     }
@@ -353,8 +406,11 @@ impl Position {
     /// avoids allocation in search loops.
     #[inline]
     pub fn legal_moves_into(&self, list: &mut MoveList) {
-        list.clear();
         let b = self.generator_board();
+        if self.variant.rules().huffing {
+            return huffing::legal_moves(self.variant, &b, self.offending, list);
+        }
+        list.clear();
         let mut sink = ListSink { list, best: 0 };
         dispatch!(self.variant, R => movegen::generate::<R, _>(&b, &mut sink));
     }
@@ -370,6 +426,9 @@ impl Position {
     #[inline]
     pub fn count_legal_moves(&self) -> u64 {
         let b = self.generator_board();
+        if self.variant.rules().huffing {
+            return huffing::count(self.variant, &b, self.offending);
+        }
         dispatch!(self.variant, R => movegen::count::<R>(&b))
     }
 
@@ -386,19 +445,28 @@ impl Position {
                 side: color,
             };
         }
+        if self.variant.rules().huffing {
+            let offending = if color == self.side { self.offending } else { 0 };
+            return huffing::count(self.variant, &b, offending);
+        }
         dispatch!(self.variant, R => movegen::count::<R>(&b))
     }
 
-    /// Whether the side to move must capture.
+    /// Whether the side to move must capture (never under huffing, where
+    /// capturing is optional).
     pub fn must_capture(&self) -> bool {
+        if self.variant.rules().huffing {
+            return false;
+        }
         let mut list = MoveList::new();
         self.legal_moves_into(&mut list);
         list.first().is_some_and(Move::is_capture)
     }
 
-    /// Whether a move resets the no-progress counters: it moves a man or captures.
+    /// Whether a move resets the no-progress counters: it moves a man or
+    /// takes a piece (a capture or a removal).
     pub fn is_irreversible(&self, m: &Move) -> bool {
-        m.is_capture() || self.kings & (1 << m.origin_bit()) == 0
+        m.takes_piece() || self.kings & (1 << m.origin_bit()) == 0
     }
 
     /// Plays a move after checking that it is legal.
@@ -419,6 +487,35 @@ impl Position {
     /// Playing anything else leaves an inconsistent position.
     #[inline]
     pub fn play_unchecked(&mut self, m: &Move) {
+        if self.variant.rules().huffing {
+            return self.play_huffing(m);
+        }
+        self.play_on_board(m);
+    }
+
+    /// [`Position::play_unchecked`] under huffing: a removal takes the piece
+    /// and keeps the side to move; any other move clears the right to remove
+    /// and leaves the mover's declined capturers offending.
+    fn play_huffing(&mut self, m: &Move) {
+        self.hash ^= zobrist::offending(self.offending);
+        self.offending = 0;
+        if m.is_removal() {
+            let them = self.side.opponent().index();
+            let bit = m.origin_bit();
+            self.hash ^= zobrist::piece(them, self.kings & (1 << bit) != 0, bit);
+            self.pieces[them] &= !(1 << bit);
+            self.kings &= !(1 << bit);
+            return;
+        }
+        let capturers = huffing::capturers(self.variant, &self.generator_board());
+        self.play_on_board(m);
+        self.offending = huffing::offenders_after(capturers, m);
+        self.hash ^= zobrist::offending(self.offending);
+    }
+
+    /// Moves the pieces of an ordinary move and passes the turn.
+    #[inline(always)]
+    fn play_on_board(&mut self, m: &Move) {
         let us = self.side.index();
         let them = 1 - us;
         let from = m.origin_bit();
@@ -459,12 +556,15 @@ impl Position {
             }
             out
         };
-        Position::from_bitboards(
+        let mut p = Position::from_bitboards(
             self.variant,
             self.side.opponent(),
             [flip(self.pieces[1]), flip(self.pieces[0])],
             flip(self.kings),
-        )
+        );
+        p.offending = flip(self.offending);
+        p.hash = p.compute_hash();
+        p
     }
 }
 

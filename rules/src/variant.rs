@@ -113,6 +113,11 @@ pub struct RuleSet {
     /// The give-away (losing) game: the side that cannot move, having no
     /// pieces or being blocked, wins (RULES.md §4.4, VARIANTS.md).
     pub giveaway: bool,
+    /// Huffing (RULES.md §4.3): capturing is optional, and a side that
+    /// declined a capture leaves its would-be capturers "offending"; the
+    /// opponent may remove one of them as the first ply of its turn (a
+    /// removal move, after which the same side moves again).
+    pub huffing: bool,
     /// Men may capture backwards.
     pub men_capture_backward: bool,
     /// Men may capture kings (false in Italian).
@@ -164,11 +169,14 @@ pub enum Variant {
     RussianGiveaway,
     /// International rules, give-away (antidraughts).
     InternationalGiveaway,
+    /// Finnish folk tammi with huffing (RULES.md §4.3): captures are optional
+    /// and a declined capture may be punished by removing the offender.
+    FinnishHuffing,
 }
 
 impl Variant {
     /// Every implemented variant.
-    pub const ALL: [Variant; 13] = [
+    pub const ALL: [Variant; 14] = [
         Variant::English,
         Variant::Italian,
         Variant::International,
@@ -182,6 +190,7 @@ impl Variant {
         Variant::FinnishGiveaway,
         Variant::RussianGiveaway,
         Variant::InternationalGiveaway,
+        Variant::FinnishHuffing,
     ];
 
     /// Other names accepted on the command line and in files.
@@ -207,6 +216,7 @@ impl Variant {
             Variant::FinnishGiveaway => "finnish-giveaway",
             Variant::RussianGiveaway => "russian-giveaway",
             Variant::InternationalGiveaway => "international-giveaway",
+            Variant::FinnishHuffing => "finnish:huffing",
         }
     }
 
@@ -214,7 +224,7 @@ impl Variant {
     /// Finnish tammi or to the give-away games; tammi writes 101 for Finnish
     /// and the base game's number plus 100 for a give-away game (readers
     /// that do not know a number refuse the game rather than play it by
-    /// other rules).
+    /// other rules).  Finnish with huffing is 102.
     pub const fn pdn_game_type(self) -> u8 {
         match self {
             Variant::English => 21,
@@ -223,6 +233,7 @@ impl Variant {
             Variant::Russian => 25,
             Variant::Brazilian => 26,
             Variant::Finnish => 101,
+            Variant::FinnishHuffing => 102,
             Variant::Czech => 29,
             Variant::Portuguese => 28,
             Variant::Thai => 31,
@@ -233,9 +244,12 @@ impl Variant {
         }
     }
 
-    /// The game a give-away variant is played by; the variant itself otherwise.
+    /// The game whose move generator a variant uses: the base game of a
+    /// give-away variant or of an option such as huffing; the variant itself
+    /// otherwise.
     pub const fn base(self) -> Variant {
         match self {
+            Variant::FinnishHuffing => Variant::Finnish,
             Variant::EnglishGiveaway => Variant::English,
             Variant::FinnishGiveaway => Variant::Finnish,
             Variant::RussianGiveaway => Variant::Russian,
@@ -274,6 +288,10 @@ impl Variant {
             | Variant::InternationalGiveaway => RuleSet {
                 giveaway: true,
                 ..self.base().rules()
+            },
+            Variant::FinnishHuffing => RuleSet {
+                huffing: true,
+                ..FINNISH
             },
         }
     }
@@ -398,6 +416,7 @@ pub const ENGLISH: RuleSet = RuleSet {
     king_lands_adjacent: false,
     removed_during_capture: false,
     giveaway: false,
+    huffing: false,
     men_capture_backward: false,
     man_captures_king: true,
     promotion_in_capture: PromotionInCapture::EndsMove,
@@ -425,6 +444,7 @@ pub const RUSSIAN: RuleSet = RuleSet {
     king_lands_adjacent: false,
     removed_during_capture: false,
     giveaway: false,
+    huffing: false,
     men_capture_backward: true,
     man_captures_king: true,
     promotion_in_capture: PromotionInCapture::ContinuesAsKing,

@@ -37,3 +37,31 @@ pub(crate) const WHITE_TO_MOVE: u64 = splitmix(0x00C0_FFEE).1;
 pub(crate) fn piece(color: usize, king: bool, bit: u32) -> u64 {
     PIECE_KEYS[color * 2 + king as usize][bit as usize]
 }
+
+const fn make_offending_keys() -> [u64; 64] {
+    let mut keys = [0u64; 64];
+    let mut state = 0x4855_4646_u64;
+    let mut bit = 0;
+    while bit < 64 {
+        let (s, k) = splitmix(state);
+        state = s;
+        keys[bit] = k;
+        bit += 1;
+    }
+    keys
+}
+
+/// Keys of the offending pieces (huffing), indexed by bit.
+const OFFENDING_KEYS: [u64; 64] = make_offending_keys();
+
+/// Key of a set of offending pieces.
+#[inline]
+pub(crate) fn offending(bits: u64) -> u64 {
+    let mut h = 0;
+    let mut b = bits;
+    while b != 0 {
+        h ^= OFFENDING_KEYS[b.trailing_zeros() as usize];
+        b &= b - 1;
+    }
+    h
+}

@@ -58,6 +58,9 @@ struct Rules {
     short_landing: bool,
     /// Thai: a taken piece leaves the board as it is jumped.
     removed_at_once: bool,
+    /// Huffing (RULES.md §4.3): capturing is optional; pieces that could
+    /// have captured but did not may be removed by the opponent before his move.
+    huffing: bool,
 }
 
 fn rules(v: Variant) -> Rules {
@@ -72,6 +75,7 @@ fn rules(v: Variant) -> Rules {
         italian_numbering: false,
         short_landing: false,
         removed_at_once: false,
+        huffing: false,
     };
     match v {
         Variant::English => english,
@@ -134,6 +138,11 @@ fn rules(v: Variant) -> Rules {
         Variant::FinnishGiveaway => rules(Variant::Finnish),
         Variant::RussianGiveaway => rules(Variant::Russian),
         Variant::InternationalGiveaway => rules(Variant::International),
+        // RULES.md §4.3: folk tammi with huffing.
+        Variant::FinnishHuffing => Rules {
+            huffing: true,
+            ..rules(Variant::Finnish)
+        },
     }
 }
 
@@ -196,6 +205,8 @@ struct Board {
     rules: Rules,
     side: Color,
     cells: Vec<Option<Piece>>,
+    /// Huffing: square numbers of the opponent's pieces the side to move may remove.
+    offending: BTreeSet<u32>,
 }
 
 impl Board {
@@ -213,6 +224,7 @@ impl Board {
             rules,
             side: pos.side_to_move(),
             cells,
+            offending: pos.offending().map(|s| variant.square_number(s)).collect(),
         }
     }
 
@@ -242,6 +254,8 @@ struct RefMove {
     taken: Vec<(u32, bool)>,
     promotes: bool,
     by_king: bool,
+    /// Huffing: the removal of the opponent's piece on `from` (no landing).
+    removal: bool,
 }
 
 impl RefMove {
@@ -344,6 +358,7 @@ impl Search<'_> {
             taken,
             promotes: crowned,
             by_king: self.was_king,
+            removal: false,
         });
     }
 
@@ -429,13 +444,40 @@ fn reference_moves(b: &Board) -> Vec<RefMove> {
                         taken: Vec::new(),
                         promotes: !p.king && tr == rs.far_row(side),
                         by_king: p.king,
+                        removal: false,
                     });
                 }
             }
         }
     }
+    if rs.huffing {
+        // Capturing is optional; any offending piece may be removed first.
+        let mut all = chosen_captures(rs, captures);
+        all.extend(simple);
+        for &n in &b.offending {
+            let (r, c) = rs.rc(n);
+            let king = b.get(r, c).expect("offending piece").king;
+            all.push(RefMove {
+                from: n,
+                landings: Vec::new(),
+                taken: vec![(n, king)],
+                promotes: false,
+                by_king: false,
+                removal: true,
+            });
+        }
+        return all;
+    }
     if captures.is_empty() {
         return simple;
+    }
+    chosen_captures(rs, captures)
+}
+
+/// The captures the precedence rule lets the player choose from.
+fn chosen_captures(rs: Rules, captures: Vec<RefMove>) -> Vec<RefMove> {
+    if captures.is_empty() {
+        return captures;
     }
     match rs.choice {
         Choice::Free => captures,
@@ -473,6 +515,26 @@ fn keep_max(moves: Vec<RefMove>, f: impl Fn(&RefMove) -> usize) -> Vec<RefMove> 
 fn apply(b: &Board, m: &RefMove) -> Board {
     let rs = b.rules;
     let mut next = b.clone();
+    next.offending.clear();
+    if m.removal {
+        // The removed piece leaves; the same side moves on.
+        let (r, c) = rs.rc(m.from);
+        next.set(r, c, None);
+        return next;
+    }
+    if rs.huffing && m.taken.is_empty() {
+        // A declined capture: the pieces that could have captured offend,
+        // the one that moved at its new square.
+        let capturers: BTreeSet<u32> = reference_moves(b)
+            .iter()
+            .filter(|o| !o.removal && !o.taken.is_empty())
+            .map(|o| o.from)
+            .collect();
+        for n in capturers {
+            let at = if n == m.from { m.landings[0] } else { n };
+            next.offending.insert(at);
+        }
+    }
     let (fr, fc) = rs.rc(m.from);
     let piece = b.get(fr, fc).expect("moving piece");
     next.set(fr, fc, None);
@@ -564,10 +626,14 @@ fn check_position(pos: &Position) -> Result<Vec<Move>, TestCaseError> {
         v,
         to_fen(pos)
     );
-    prop_assert_eq!(pos.must_capture(), legal.iter().any(Move::is_capture));
+    prop_assert_eq!(
+        pos.must_capture(),
+        !board.rules.huffing && legal.iter().any(Move::is_capture)
+    );
     for m in legal.iter() {
         prop_assert_eq!(m.captured_count() as usize, m.captured().count());
-        prop_assert_eq!(m.is_capture(), m.captured_count() > 0);
+        prop_assert_eq!(m.takes_piece(), m.captured_count() > 0);
+        prop_assert_eq!(m.is_capture(), m.takes_piece() && !m.is_removal());
         prop_assert_eq!(
             m.from(),
             v.square_from_number(move_numbers(v, m)[0]).unwrap()
@@ -712,6 +778,17 @@ fn build_placement(
         pieces,
     })
     .expect("placement made legal");
+    // Huffing: some of the pieces of the side that just moved offend.
+    let pos = if v.rules().huffing {
+        let offenders: Vec<Square> = pos
+            .pieces_iter()
+            .filter(|(sq, p)| p.color != side && cells[sq.0 as usize].2 % 4 == 0)
+            .map(|(sq, _)| sq)
+            .collect();
+        pos.with_offending(&offenders).expect("offenders of the right side")
+    } else {
+        pos
+    };
     // The FEN of a random placement reads back as the same position.
     assert_eq!(parse_fen(v, &to_fen(&pos)).unwrap(), pos);
     pos
@@ -760,6 +837,7 @@ variant_properties!(finnish, Variant::Finnish, 1000, 40000);
 variant_properties!(czech, Variant::Czech, 1000, 40000);
 variant_properties!(portuguese, Variant::Portuguese, 1000, 40000);
 variant_properties!(thai, Variant::Thai, 1000, 40000);
+variant_properties!(finnish_huffing, Variant::FinnishHuffing, 1000, 20000);
 
 /// Perft `Paths` counts every capture path, `Unique` counts moves with the same
 /// origin, destination and captured set once (checked against the reference to depth 2).
@@ -769,7 +847,7 @@ fn check_perft_modes(pos: &Position) -> Result<(), TestCaseError> {
     let unique_key = |m: &RefMove| {
         let mut cap: Vec<u32> = m.taken.iter().map(|t| t.0).collect();
         cap.sort_unstable();
-        (m.from, *m.landings.last().unwrap(), cap)
+        (m.from, m.landings.last().copied().unwrap_or(m.from), cap)
     };
     let distinct: BTreeSet<_> = moves.iter().map(unique_key).collect();
     prop_assert_eq!(perft(pos, 0, PerftMode::Paths), 1);
@@ -1103,7 +1181,11 @@ fn the_special_rules_of_the_new_variants_occur_in_the_property_positions() {
         "of 4000 placements: czech priority {priority}, portuguese quality {quality}, \
          quantity {quantity}, thai short landing {short}, thai removal {removal}"
     );
+    let huffing = seeded_placements(Variant::FinnishHuffing, 4, 4000);
+    let optional = rule_decides(&huffing, |r| r.huffing = false);
+    println!("finnish:huffing: optional capture or removal decides {optional}");
     for (rule, n) in [
+        ("huffing", optional),
         ("czech priority", priority),
         ("portuguese quality", quality),
         ("portuguese quantity", quantity),
@@ -1112,4 +1194,39 @@ fn the_special_rules_of_the_new_variants_occur_in_the_property_positions() {
     ] {
         assert!(n >= 20, "{rule} decided only {n} of 4000 placements");
     }
+}
+
+#[test]
+fn huffing_chances_arise_and_are_taken_in_random_playouts() {
+    // Random play declines captures often; count the positions where the
+    // side to move may huff and the removals actually played, and check each
+    // position on the way against the reference.
+    let (mut chances, mut removals, mut after_removal) = (0, 0, 0);
+    for seed in 0..40u64 {
+        let mut rng = Rng(seed);
+        let mut pos = Position::start(Variant::FinnishHuffing);
+        for _ in 0..200 {
+            let moves = check_position(&pos).expect("agrees with the reference");
+            if moves.is_empty() {
+                break;
+            }
+            if pos.offending().next().is_some() {
+                chances += 1;
+            }
+            let m = moves[rng.below(moves.len())];
+            let side = pos.side_to_move();
+            pos.play_unchecked(&m);
+            if m.is_removal() {
+                removals += 1;
+                // The remover moves again, and may not remove twice.
+                assert_eq!(pos.side_to_move(), side);
+                assert!(pos.offending().next().is_none());
+                after_removal += 1;
+            }
+        }
+    }
+    println!("40 playouts: {chances} huffing chances, {removals} removals");
+    assert!(chances >= 100, "only {chances} huffing chances");
+    assert!(removals >= 20, "only {removals} removals");
+    assert_eq!(removals, after_removal);
 }

@@ -1,5 +1,5 @@
 //! The worked examples of RULES.md §6.1 (English, E1–E8), §6.2 (Italian, I0–I7)
-//! and §6.4 (Finnish folk tammi, F1–F2; F3 needs huffing, not built yet), and
+//! and §6.4 (Finnish folk tammi, F1–F3, F3 with huffing), and
 //! hand-checked positions for the rules of VARIANTS.md (Czech, Portuguese,
 //! Thai, the give-away games), each worked out on the diagram in its comment.
 //!
@@ -460,4 +460,66 @@ fn giveaway_capture_stays_compulsory_and_losing_the_last_piece_wins() {
         "poddavki".parse::<Variant>().unwrap(),
         Variant::RussianGiveaway
     );
+}
+
+// ---------------------------------------------------------------------------
+// Huffing (RULES.md §4.3, §6.4 F3)
+// ---------------------------------------------------------------------------
+
+#[test]
+fn f3_huffing_makes_the_capture_optional_and_the_offender_removable() {
+    // R 10; W 14, red to move: 10x17 is compulsory in folk tammi; with
+    // huffing 10-15 is legal too, and after it white may first remove the
+    // red man, now on 15.
+    let fen = "B:W14:B10";
+    assert_legal(&pos(Variant::Finnish, fen), &["10x17"]);
+    let p = pos(Variant::FinnishHuffing, fen);
+    assert_legal(&p, &["10x17", "10-15"]);
+    assert_eq!(after(&p, "10-15"), "W:W14:B15:H15");
+    let w = pos(Variant::FinnishHuffing, "W:W14:B15:H15");
+    assert_legal(&w, &["x15", "14-9", "14-10"]);
+    // The removal takes the man and white moves again, with no second removal.
+    assert_eq!(after(&w, "x15"), "W:W14:B");
+    // Capturing is no offence.
+    assert_eq!(after(&p, "10x17"), "W:W:B17");
+}
+
+#[test]
+fn huffing_follows_the_moved_capturer_and_lapses_after_one_turn() {
+    // Red men 1 and 14, white men 18 and 32; red may take 14x23.
+    // Hand-checked on the English diagram: 14 = (row 3, col 2), 18 = (4, 3),
+    // 23 = (5, 4), 17 = (4, 1); 1 goes to 5 or 6.
+    let p = pos(Variant::FinnishHuffing, "B:W18,32:B1,14");
+    assert_legal(&p, &["14x23", "14-17", "1-5", "1-6"]);
+    // Moving another piece leaves the capturer offending where it stands;
+    // moving the capturer itself leaves it offending on its new square.
+    assert_eq!(after(&p, "1-6"), "W:W18,32:B6,14:H14");
+    assert_eq!(after(&p, "14-17"), "W:W18,32:B1,17:H17");
+    // White may remove 14 or play on; white's own capture 18x9x2 (on over
+    // 6, the continuation stays compulsory) is optional too, and declining it makes 18 the offender: red's right to remove
+    // replaces white's, which lapsed.
+    let w = pos(Variant::FinnishHuffing, "W:W18,32:B6,14:H14");
+    assert_legal(&w, &["x14", "18x9x2", "18-15", "32-27", "32-28"]);
+    assert_eq!(after(&w, "32-27"), "B:W18,27:B6,14:H18");
+    assert_eq!(after(&w, "x14"), "W:W18,32:B6");
+    // Without huffing the offending section is refused with a reason.
+    let err = parse_fen(Variant::Finnish, "W:W18,32:B6,14:H14").unwrap_err();
+    assert!(err.to_string().contains("huffing"), "{err}");
+    let err = parse_fen(Variant::FinnishHuffing, "W:W18,32:B6,14:H18").unwrap_err();
+    assert!(err.to_string().contains("square 18"), "{err}");
+}
+
+#[test]
+fn huffing_games_round_trip_through_pdn_and_count_removals_as_part_of_a_turn() {
+    let mut game = Game::from_position(pos(Variant::FinnishHuffing, "B:W18,32:B1,14"));
+    for m in ["1-6", "x14", "18-15", "6-10"] {
+        game.play_text(m).unwrap();
+    }
+    let text = tammi_rules::write_pdn(&game, &[]);
+    assert!(text.contains("[GameType \"102\"]"), "{text}");
+    // The removal shares white's move number with the move that follows it.
+    assert!(text.contains("1. 1-6 x14 18-15 2. 6-10"), "{text}");
+    let back = tammi_rules::read_pdn(&text, Variant::English).unwrap();
+    assert_eq!(back[0].game.position(), game.position());
+    assert!(back[0].game.moves().eq(game.moves()));
 }
