@@ -20,7 +20,7 @@ use crate::tt::{Bound, MoveKey, TranspositionTable};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tammi_egdb::{Egdb, Wdl};
-use tammi_rules::{DrawRules, Game, Move, MoveList, Position};
+use tammi_rules::{Color, DrawRules, Game, Move, MoveList, Position};
 
 /// Score of a win at the root (minus the plies it takes).
 pub const MATE: i32 = 30_000;
@@ -292,6 +292,28 @@ impl AlphaBeta {
         result
     }
 
+    /// The score of `child` for `mover`, the side that moved into it, within
+    /// the mover's window: the negated score of the opponent one ply deeper,
+    /// or, after a removal (huffing, the same side moves again), the child's
+    /// own score at the same depth.
+    #[allow(clippy::too_many_arguments)]
+    fn child_score(
+        &mut self,
+        mover: Color,
+        child: &Position,
+        depth: i32,
+        alpha: i32,
+        beta: i32,
+        ply: usize,
+        np: u32,
+    ) -> i32 {
+        if child.side_to_move() == mover {
+            self.negamax(child, depth, alpha, beta, ply, np)
+        } else {
+            -self.negamax(child, depth - 1, -beta, -alpha, ply, np)
+        }
+    }
+
     /// One iteration at the root; moves are reordered so the best comes first next time.
     fn root(
         &mut self,
@@ -309,12 +331,13 @@ impl AlphaBeta {
             let mut child = *pos;
             child.play_unchecked(&m);
             let child_np = if pos.is_irreversible(&m) { 0 } else { np + 1 };
+            let side = pos.side_to_move();
             let score = if i == 0 {
-                -self.negamax(&child, depth - 1, -beta, -alpha, 1, child_np)
+                self.child_score(side, &child, depth, alpha, beta, 1, child_np)
             } else {
-                let s = -self.negamax(&child, depth - 1, -alpha - 1, -alpha, 1, child_np);
+                let s = self.child_score(side, &child, depth, alpha, alpha + 1, 1, child_np);
                 if s > alpha && !self.stopped {
-                    -self.negamax(&child, depth - 1, -beta, -alpha, 1, child_np)
+                    self.child_score(side, &child, depth, alpha, beta, 1, child_np)
                 } else {
                     s
                 }
@@ -400,7 +423,9 @@ impl AlphaBeta {
             self.lists[ply] = list;
             return no_moves_score(pos, ply);
         }
-        let forced_capture = list[0].is_capture();
+        // Under huffing captures are optional: nothing is forced, and the
+        // quiescence extension (which would then search every move) is off.
+        let forced_capture = list[0].is_capture() && !pos.variant().rules().huffing;
         if ply >= MAX_PLY - 1 || (depth <= 0 && !forced_capture) {
             self.lists[ply] = list;
             return (self.eval)(pos);
@@ -470,12 +495,13 @@ impl AlphaBeta {
             let mut child = *pos;
             child.play_unchecked(&m);
             let child_np = if pos.is_irreversible(&m) { 0 } else { np + 1 };
+            let side = pos.side_to_move();
             let score = if i == 0 {
-                -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1, child_np)
+                self.child_score(side, &child, depth, alpha, beta, ply + 1, child_np)
             } else {
-                let s = -self.negamax(&child, depth - 1, -alpha - 1, -alpha, ply + 1, child_np);
+                let s = self.child_score(side, &child, depth, alpha, alpha + 1, ply + 1, child_np);
                 if s > alpha && s < beta && !self.stopped {
-                    -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1, child_np)
+                    self.child_score(side, &child, depth, alpha, beta, ply + 1, child_np)
                 } else {
                     s
                 }

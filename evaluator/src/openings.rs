@@ -261,7 +261,12 @@ pub fn balanced_openings(
             },
         );
         // Score from the first mover's point of view.
-        let score = if plies % 2 == 1 { -r.score } else { r.score };
+        let first = variant.rules().first_to_move;
+        let score = if game.position().side_to_move() == first {
+            r.score
+        } else {
+            -r.score
+        };
         if score.abs() <= margin {
             out.push((opening, score));
         }

@@ -89,6 +89,7 @@ fn deeper_alpha_beta_beats_shallower_in_every_new_variant() {
         Variant::FinnishGiveaway,
         Variant::RussianGiveaway,
         Variant::InternationalGiveaway,
+        Variant::FinnishHuffing,
     ] {
         let cfg = MatchConfig {
             variant: v,

@@ -7,20 +7,26 @@ use tammi_evaluator::{AlphaBeta, SearchLimits, SearchOptions};
 use tammi_rules::{DrawRules, Game, MoveList, Position, Variant, parse_fen};
 
 /// Plain minimax with the same leaf rule as the engine: evaluate at the
-/// horizon unless the side to move must capture.
+/// horizon unless the side to move must capture.  A removal (huffing) is
+/// part of its side's turn: the same side moves on, at the same depth.
 fn minimax(pos: &Position, depth: i32, ply: i32) -> i32 {
     let moves = pos.legal_moves();
     if moves.is_empty() {
         return -(MATE - ply);
     }
-    if depth <= 0 && !moves[0].is_capture() {
+    if depth <= 0 && !pos.must_capture() {
         return evaluate(pos);
     }
     let mut best = -MATE - 1;
     for m in moves.iter() {
         let mut child = *pos;
         child.play_unchecked(m);
-        best = best.max(-minimax(&child, depth - 1, ply + 1));
+        let score = if child.side_to_move() == pos.side_to_move() {
+            minimax(&child, depth, ply + 1)
+        } else {
+            -minimax(&child, depth - 1, ply + 1)
+        };
+        best = best.max(score);
     }
     best
 }
@@ -69,6 +75,7 @@ fn root_score_equals_minimax_with_and_without_tt() {
         (Variant::English, 5),
         (Variant::Russian, 4),
         (Variant::International, 3),
+        (Variant::FinnishHuffing, 4),
     ] {
         for pos in random_positions(variant, 40, 0xDEAD_BEEF) {
             let expected = minimax(&pos, depth, 0);
@@ -210,4 +217,24 @@ fn a_losing_side_takes_the_repetition() {
         },
     );
     assert!(r.score < -100, "{}", r.score);
+}
+
+#[test]
+fn a_removal_is_searched_as_part_of_the_removers_turn() {
+    // Huffing: White may remove the offending black man on 14, leaving Black
+    // without pieces; after White's next move Black cannot move and loses.
+    let pos = parse_fen(Variant::FinnishHuffing, "W:W32:B14:H14").unwrap();
+    let mut engine = AlphaBeta::new(SearchOptions::default());
+    let r = engine.search(
+        &Game::from_position(pos),
+        &SearchLimits {
+            depth: Some(3),
+            ..Default::default()
+        },
+    );
+    let best = r.best.unwrap();
+    assert!(best.is_removal(), "{:?}", r.pv);
+    // Removal, White's move, Black without a move: a win two plies after the root's turn.
+    assert_eq!(r.score, MATE - 2, "{:?}", r.pv);
+    assert_eq!(r.pv.len(), 2);
 }

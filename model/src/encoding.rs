@@ -28,12 +28,19 @@
 //! | 4 | 1.0 on every dark square (marks the board edge for zero-padded convolutions) |
 //! | 5 | no-progress counter: `min(plies, L) / L` on every dark square, `L` = the variant's no-progress limit (100 plies where it has none) |
 //! | 6 | repetitions: `min(count, 2) / 2` on every dark square (0 = first occurrence) |
+//! | 7 | huffing variants only: the opponent's offending pieces, which the side to move may remove |
 //!
 //! # Policy layout
 //!
 //! `index = from * S + to`, with `from` and `to` the move's origin and final
 //! square as dense perspective indices and `S` the number of dark squares, so
-//! the policy has `S * S` entries: 1024 on 8x8, 2500 on 10x10.  Simple moves and
+//! the policy has `S * S` entries: 1024 on 8x8, 2500 on 10x10.
+//!
+//! Under huffing capturing is optional, so a flying king's simple move and
+//! its capture may share origin and destination: captures there take a second
+//! block, `S * S + from * S + to`, and the policy has `2 * S * S` entries.  A
+//! removal maps to `s * S + s` for the removed piece's square `s`: it holds an
+//! opponent's piece, so no move of the side to move has that index there.  Simple moves and
 //! single captures never share an index (one move per origin and destination).
 //! Multi-captures with the same origin and destination but another path or
 //! another captured set do; they are merged deterministically: the index's
@@ -48,8 +55,12 @@ use tammi_rules::{Color, Geometry, Move, Position, Square, Variant};
 /// Version of the input encoding and policy layout described in this module.
 pub const ENCODING_VERSION: u32 = 1;
 
-/// Number of input planes per position.
+/// Number of input planes per position (one more, [`HUFFING_PLANE`], in
+/// variants with huffing).
 pub const PLANES: usize = 7;
+
+/// The plane of the offending pieces in variants with huffing.
+pub const HUFFING_PLANE: usize = 7;
 
 /// No-progress limit used to scale plane 5 for variants without such a rule.
 const DEFAULT_NO_PROGRESS_SCALE: u16 = 100;
@@ -90,9 +101,9 @@ impl Encoding {
         self.no_progress_scale
     }
 
-    /// Number of input planes ([`PLANES`]).
+    /// Number of input planes: [`PLANES`], plus one under huffing.
     pub fn planes(&self) -> usize {
-        PLANES
+        PLANES + self.variant.rules().huffing as usize
     }
 
     /// Rows of each plane (the board's side length).
@@ -107,12 +118,12 @@ impl Encoding {
 
     /// Floats per position: `planes * rows * cols`.
     pub fn input_len(&self) -> usize {
-        PLANES * self.rows() * self.cols()
+        self.planes() * self.rows() * self.cols()
     }
 
-    /// Number of policy entries: `S * S` for `S` dark squares.
+    /// Number of policy entries: `S * S` for `S` dark squares (twice that under huffing).
     pub fn policy_size(&self) -> usize {
-        self.geometry.squares() * self.geometry.squares()
+        policy_size(self.variant)
     }
 
     /// Writes the input planes of a position into `out` (exactly
@@ -156,6 +167,7 @@ impl Encoding {
         pos.kings(me).for_each(|s| put(1, s));
         pos.men(them).for_each(|s| put(2, s));
         pos.kings(them).for_each(|s| put(3, s));
+        pos.offending().for_each(|s| put(HUFFING_PLANE, s));
         let np =
             f32::from(no_progress.min(self.no_progress_scale)) / f32::from(self.no_progress_scale);
         let rep = repetitions.min(2) as f32 / 2.0;
@@ -187,18 +199,26 @@ pub fn perspective(g: Geometry, side: Color, sq: Square) -> usize {
     }
 }
 
-/// Number of policy entries of a variant (1024 on 8x8, 2500 on 10x10).
+/// Number of policy entries of a variant (1024 on 8x8, 2500 on 10x10;
+/// doubled under huffing, where captures have a block of their own).
 pub fn policy_size(variant: Variant) -> usize {
     let s = variant.geometry().squares();
-    s * s
+    s * s * (1 + variant.rules().huffing as usize)
 }
 
-/// The policy index of a move of `pos`: `from * S + to` in perspective squares.
+/// The policy index of a move of `pos`: `from * S + to` in perspective
+/// squares, plus `S * S` for a capture under huffing.
 #[inline]
 pub fn policy_index(pos: &Position, mv: &Move) -> usize {
     let g = pos.geometry();
     let side = pos.side_to_move();
-    perspective(g, side, mv.from()) * g.squares() + perspective(g, side, mv.to())
+    let s = g.squares();
+    let block = if mv.is_capture() && pos.variant().rules().huffing {
+        s * s
+    } else {
+        0
+    };
+    block + perspective(g, side, mv.from()) * s + perspective(g, side, mv.to())
 }
 
 /// The policy indices of `moves` (legal moves of `pos`, in order), written into

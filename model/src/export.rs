@@ -3,7 +3,7 @@
 //! [`ExportCard`]: everything a GUI, engine or web page needs to feed the
 //! network and read its answer without reading tammi's code.
 
-use crate::encoding::{ENCODING_VERSION, PLANES, perspective, policy_index};
+use crate::encoding::{ENCODING_VERSION, Encoding, perspective, policy_index};
 use crate::model::{Model, fnv1a64};
 use crate::{ModelError, NetConfig};
 use burn::prelude::*;
@@ -119,7 +119,12 @@ fn planes(variant: Variant) -> Vec<PlaneInfo> {
         ),
         "repetitions: min(times this position occurred before, 2) / 2 on every dark square".into(),
     ];
+    let huffing = variant.rules().huffing.then(|| {
+        "huffing: 1.0 on the opponent's offending pieces, one of which the side to move may remove"
+            .to_string()
+    });
     text.into_iter()
+        .chain(huffing)
         .enumerate()
         .map(|(index, meaning)| PlaneInfo { index, meaning })
         .collect()
@@ -136,10 +141,10 @@ pub fn export_card(model: &Model, format: &str, file: &str, bytes: &[u8]) -> Exp
     let mut outputs = vec![
         TensorInfo {
             name: OUTPUT_NAMES[0].into(),
-            shape: vec![batch(), num(s * s)],
+            shape: vec![batch(), num(Encoding::new(variant).policy_size())],
             dtype: "float32".into(),
-            meaning: "policy logits over from * S + to (see policy); mask the illegal \
-                      indices, then softmax over the legal ones"
+            meaning: "policy logits over from * S + to (see policy; under huffing captures \
+                      add S * S); mask the illegal indices, then softmax over the legal ones"
                 .into(),
         },
         TensorInfo {
@@ -204,7 +209,12 @@ pub fn export_card(model: &Model, format: &str, file: &str, bytes: &[u8]) -> Exp
         dark_squares: s,
         inputs: vec![TensorInfo {
             name: INPUT_NAME.into(),
-            shape: vec![batch(), num(PLANES), num(n), num(n)],
+            shape: vec![
+                batch(),
+                num(Encoding::new(variant).planes()),
+                num(n),
+                num(n),
+            ],
             dtype: "float32".into(),
             meaning: "one position per batch entry: planes x rows x columns, row-major, \
                       row 0 at the top of the board as seen by the side to move"
@@ -224,12 +234,21 @@ pub fn export_card(model: &Model, format: &str, file: &str, bytes: &[u8]) -> Exp
             n - 1
         ),
         policy: PolicyLayout {
-            size: s * s,
+            size: Encoding::new(variant).policy_size(),
             rule: format!(
                 "index = from * {s} + to, where from and to are the move's origin and final \
                  square as perspective indices (squares table: index_top_side_to_move or \
                  index_bottom_side_to_move). Captures with several jumps use their final \
-                 square; legal moves sharing an index share its probability equally."
+                 square; legal moves sharing an index share its probability equally.{}",
+                if variant.rules().huffing {
+                    format!(
+                        " Huffing: a capture adds {}; removing the opponent's piece on square \
+                         index i is i * {s} + i.",
+                        s * s
+                    )
+                } else {
+                    String::new()
+                }
             ),
             squares,
             examples,

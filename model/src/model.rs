@@ -8,7 +8,7 @@
 //! name next to its destination and renamed into place, so readers never see a
 //! half-written checkpoint.
 
-use crate::encoding::{ENCODING_VERSION, Encoding, PLANES};
+use crate::encoding::{ENCODING_VERSION, Encoding};
 use crate::eval::{Evaluator, InferenceEngine, NetEvaluator, UniformEvaluator};
 use crate::net::{PolicyValueNet, PolicyValueNetConfig};
 use crate::{DeviceChoice, ModelError, NetConfig};
@@ -350,7 +350,7 @@ impl Model {
             .validate()
             .map_err(|e| ModelError::checkpoint(dir, e.to_string()))?;
         let enc = Encoding::new(variant);
-        if card.input_shape != [PLANES, enc.rows(), enc.cols()]
+        if card.input_shape != [enc.planes(), enc.rows(), enc.cols()]
             || card.policy_size != enc.policy_size()
         {
             return Err(ModelError::checkpoint(
@@ -479,7 +479,7 @@ fn first_line(s: &str) -> String {
 
 pub(crate) fn net_build_config(variant: Variant, net: &NetConfig) -> PolicyValueNetConfig {
     let enc = Encoding::new(variant);
-    PolicyValueNetConfig::new(net.clone(), PLANES, enc.rows(), enc.policy_size())
+    PolicyValueNetConfig::new(net.clone(), enc.planes(), enc.rows(), enc.policy_size())
 }
 
 fn write_synced(path: &Path, bytes: &[u8]) -> Result<(), ModelError> {

@@ -100,7 +100,11 @@ fn parse_parts(variant: Variant, fen: &str) -> Result<(Setup, Vec<Square>), FenE
     let max = variant.geometry().squares() as u32;
     let mut offending = Vec::new();
     if let Some(section) = offending_section {
-        for token in section[1..].split(',').map(str::trim).filter(|t| !t.is_empty()) {
+        for token in section[1..]
+            .split(',')
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+        {
             let n: u32 = token
                 .parse()
                 .map_err(|_| FenError::BadSquare(token.to_string()))?;

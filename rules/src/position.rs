@@ -446,7 +446,11 @@ impl Position {
             };
         }
         if self.variant.rules().huffing {
-            let offending = if color == self.side { self.offending } else { 0 };
+            let offending = if color == self.side {
+                self.offending
+            } else {
+                0
+            };
             return huffing::count(self.variant, &b, offending);
         }
         dispatch!(self.variant, R => movegen::count::<R>(&b))

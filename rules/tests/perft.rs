@@ -100,6 +100,14 @@ fn thai_to_depth_8() {
 }
 
 #[test]
+fn finnish_huffing_to_depth_8() {
+    // Cross-checked to depth 6 by the reference generator (tests/reference.rs).
+    let expected = [7, 49, 379, 2949, 25534, 218661, 1968811, 17714645];
+    check(Variant::FinnishHuffing, &expected, PerftMode::Paths);
+    check(Variant::FinnishHuffing, &expected, PerftMode::Unique);
+}
+
+#[test]
 fn giveaway_games_move_as_their_base_games() {
     for v in Variant::ALL {
         let base = v.base();

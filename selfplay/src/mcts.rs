@@ -671,6 +671,8 @@ impl Search {
         self.backup(leaf, wdl);
     }
 
+    /// Adds a leaf's W/D/L to every node up to the root, each seen from its
+    /// own side to move (a removal under huffing keeps the side: no flip).
     fn backup(&mut self, mut node: u32, mut wdl: [f32; 3]) {
         while node != NONE {
             let n = &mut self.tree.nodes[node as usize];
@@ -678,8 +680,11 @@ impl Search {
             for (s, &x) in n.wdl_sum.iter_mut().zip(&wdl) {
                 *s += x as f64;
             }
-            wdl = flip_wdl(wdl);
-            node = n.parent;
+            let (parent, side) = (n.parent, n.position.side_to_move());
+            if parent != NONE && self.tree.nodes[parent as usize].position.side_to_move() != side {
+                wdl = flip_wdl(wdl);
+            }
+            node = parent;
         }
     }
 
@@ -772,13 +777,21 @@ impl Search {
             return None;
         }
         let n = &self.tree.nodes[c as usize];
+        // The child's values are for its side to move: the mover's own after
+        // a removal (huffing), the opponent's otherwise.
+        let mover = self.tree.nodes[n.parent as usize].position.side_to_move();
+        let sign = if n.position.side_to_move() == mover {
+            1.0
+        } else {
+            -1.0
+        };
         if n.in_flight > 0 {
-            // Waiting leaves below count as wins for the child's side.
+            // Waiting leaves below count as losses for the mover.
             let visits = n.visits + n.in_flight;
-            let sum = (n.wdl_sum[0] - n.wdl_sum[2]) as f32 + n.in_flight as f32;
-            return Some((-sum / visits as f32, visits));
+            let sum = sign * (n.wdl_sum[0] - n.wdl_sum[2]) as f32 - n.in_flight as f32;
+            return Some((sum / visits as f32, visits));
         }
-        (n.visits > 0).then(|| (-n.value(), n.visits))
+        (n.visits > 0).then(|| (sign * n.value(), n.visits))
     }
 
     /// PUCT child choice (or the Gumbel interior rule in Gumbel mode).

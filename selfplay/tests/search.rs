@@ -387,3 +387,33 @@ fn a_timed_search_of_a_solved_tree_stops_on_time() {
         assert!(d.value() > 0.99, "{}", d.value());
     }
 }
+
+#[test]
+fn a_removal_keeps_the_side_to_move_in_the_backed_up_values() {
+    // Huffing: White may remove the offending black man on 14 and then moves
+    // again.  Every evaluated position is a sure win for its side to move, so
+    // the removal's child (White to move) is worth +1 to White and a plain
+    // move's child (Black to move) -1.
+    let pos = parse_fen(Variant::FinnishHuffing, "W:W32:B14:H14").unwrap();
+    let g = Game::from_position(pos);
+    let moves = g.legal_moves().to_vec();
+    let removal = moves.iter().position(|m| m.is_removal()).unwrap();
+    assert_eq!(moves.len(), 3);
+    let ev = UniformEvaluator::with_wdl(Variant::FinnishHuffing, [1.0, 0.0, 0.0]).unwrap();
+    let mut s = Search::new(&cfg(RootSelection::Puct));
+    let d = s.think(&g, &ev, budget(4), None, &mut rng()).unwrap();
+    assert!(d.q[removal].is_some_and(|q| q > 0.99), "{:?}", d.q);
+    for (k, q) in d.q.iter().enumerate() {
+        if k != removal && d.visits[k] == 1 {
+            assert!(q.is_some_and(|q| q < -0.99), "{:?}", d.q);
+        }
+    }
+    // With draws everywhere the removal wins outright: Black is left bare.
+    let draw_ev = UniformEvaluator::with_wdl(Variant::FinnishHuffing, [0.0, 1.0, 0.0]).unwrap();
+    let mut s = Search::new(&cfg(RootSelection::Puct));
+    let d = s
+        .think(&g, &draw_ev, budget(100), None, &mut rng())
+        .unwrap();
+    assert!(d.mv.is_removal(), "{:?}", d.visits);
+    assert!(d.value() > 0.5, "{}", d.value());
+}
