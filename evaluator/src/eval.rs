@@ -68,7 +68,7 @@ const fn mask_of(numbers: &[u8]) -> u64 {
 const CENTRE: u64 = mask_of(&[14, 15, 18, 19]);
 const NEAR_CENTRE: u64 = mask_of(&[10, 11, 22, 23]);
 const BRIDGE: [u64; 2] = [mask_of(&[1, 3]), mask_of(&[30, 32])];
-const BACK_ROW: [u64; 2] = [G.top_rows(1), G.bottom_rows(1)];
+const BACK_ROW: [u64; 2] = [G.top_rows(1) as u64, G.bottom_rows(1) as u64];
 /// Edge squares (columns a and h, rows 1 and 8).
 const EDGE: u64 = mask_of(&[1, 2, 3, 4, 5, 12, 13, 20, 21, 28, 29, 30, 31, 32]);
 
@@ -119,19 +119,51 @@ fn rows_to_go(color: Color, bit: u32) -> i32 {
     }
 }
 
+/// The English board in its 64-bit layout (the rules core hands out 128-bit
+/// bitboards, wide enough for every board).
+struct Board64 {
+    pieces: [u64; 2],
+    kings: u64,
+}
+
+impl Board64 {
+    fn of(b: Bitboards) -> Board64 {
+        Board64 {
+            pieces: [b.pieces[0] as u64, b.pieces[1] as u64],
+            kings: b.kings as u64,
+        }
+    }
+
+    #[inline(always)]
+    fn men(&self, color: Color) -> u64 {
+        self.pieces[color.index()] & !self.kings
+    }
+
+    #[inline(always)]
+    fn kings_of(&self, color: Color) -> u64 {
+        self.pieces[color.index()] & self.kings
+    }
+}
+
+/// One diagonal step of an English bitboard.
+#[inline(always)]
+fn step(bb: u64, dir: Direction) -> u64 {
+    G.step(u128::from(bb), dir) as u64
+}
+
 /// Simple moves available to a side (set-wise, ignoring capture obligations).
 #[inline(always)]
-fn mobility(b: &Bitboards, color: Color, empty: u64) -> i32 {
+fn mobility(b: &Board64, color: Color, empty: u64) -> i32 {
     let (f0, f1) = match color {
         Color::Black => (Direction::DownLeft, Direction::DownRight),
         Color::White => (Direction::UpLeft, Direction::UpRight),
     };
     let men = b.men(color);
     let kings = b.kings_of(color);
-    let mut n = (G.step(men, f0) & empty).count_ones() + (G.step(men, f1) & empty).count_ones();
+    let mut n = (step(men, f0) & empty).count_ones() + (step(men, f1) & empty).count_ones();
     if kings != 0 {
         for d in Direction::ALL {
-            n += (G.step(kings, d) & empty).count_ones();
+            n += (step(kings, d) & empty).count_ones();
         }
     }
     n as i32
@@ -139,7 +171,7 @@ fn mobility(b: &Bitboards, color: Color, empty: u64) -> i32 {
 
 /// One side's score (not yet relative to the side to move).
 #[inline(always)]
-fn side_score(b: &Bitboards, color: Color, w: &EnglishWeights, endgame: i32, empty: u64) -> i32 {
+fn side_score(b: &Board64, color: Color, w: &EnglishWeights, endgame: i32, empty: u64) -> i32 {
     let c = color.index();
     let them = b.pieces[1 - c];
     let men = b.men(color);
@@ -172,8 +204,8 @@ fn side_score(b: &Bitboards, color: Color, w: &EnglishWeights, endgame: i32, emp
 
 /// Handcrafted evaluation of an English position, from the side to move's view.
 pub fn english(pos: &Position, w: &EnglishWeights) -> i32 {
-    let b = pos.bitboards();
-    let empty = b.empty(G);
+    let b = Board64::of(pos.bitboards());
+    let empty = G.valid() as u64 & !(b.pieces[0] | b.pieces[1]);
     let total = (b.pieces[0] | b.pieces[1]).count_ones() as i32;
     // 0 with all 24 pieces on the board, 24 with none.
     let endgame = 24 - total.min(24);

@@ -12,6 +12,8 @@
 //! down, `-(H+1)` / `-H` going up, where `H` is the number of dark squares per
 //! row.  Steps that leave the board land on a ghost bit or outside the mask.
 
+use crate::bitset::Wide;
+
 /// A dark square, indexed densely from the top-left (0-based).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Square(pub u8);
@@ -48,6 +50,8 @@ impl Geometry {
     pub const EIGHT: Geometry = Geometry { size: 8 };
     /// The 10x10 board (50 dark squares).
     pub const TEN: Geometry = Geometry { size: 10 };
+    /// The 12x12 board (72 dark squares; its layout needs 78 bits).
+    pub const TWELVE: Geometry = Geometry { size: 12 };
 
     /// Dark squares per row.
     pub const fn per_row(self) -> u32 {
@@ -76,8 +80,8 @@ impl Geometry {
     }
 
     /// Mask of all valid square bits.
-    pub const fn valid(self) -> u64 {
-        let mut m = 0u64;
+    pub const fn valid(self) -> Wide {
+        let mut m: Wide = 0;
         let mut s = 0;
         while s < self.squares() {
             m |= 1 << self.bit(Square(s as u8));
@@ -87,8 +91,8 @@ impl Geometry {
     }
 
     /// Mask of the squares on one row (0 = top).
-    pub const fn row_mask(self, row: u32) -> u64 {
-        let mut m = 0u64;
+    pub const fn row_mask(self, row: u32) -> Wide {
+        let mut m: Wide = 0;
         let mut k = 0;
         while k < self.per_row() {
             m |= 1 << self.bit(Square((row * self.per_row() + k) as u8));
@@ -98,8 +102,8 @@ impl Geometry {
     }
 
     /// Mask of the first `rows` rows from the top.
-    pub const fn top_rows(self, rows: u32) -> u64 {
-        let mut m = 0u64;
+    pub const fn top_rows(self, rows: u32) -> Wide {
+        let mut m: Wide = 0;
         let mut r = 0;
         while r < rows {
             m |= self.row_mask(r);
@@ -109,8 +113,8 @@ impl Geometry {
     }
 
     /// Mask of the last `rows` rows (the bottom of the diagram).
-    pub const fn bottom_rows(self, rows: u32) -> u64 {
-        let mut m = 0u64;
+    pub const fn bottom_rows(self, rows: u32) -> Wide {
+        let mut m: Wide = 0;
         let mut r = 0;
         while r < rows {
             m |= self.row_mask(self.size as u32 - 1 - r);
@@ -122,7 +126,7 @@ impl Geometry {
     /// One diagonal step of every bit of a bitboard in this layout; bits that
     /// would leave the board vanish.  Direction order as in [`Direction::ALL`].
     #[inline(always)]
-    pub const fn step(self, bb: u64, dir: Direction) -> u64 {
+    pub const fn step(self, bb: Wide, dir: Direction) -> Wide {
         let h = self.per_row();
         let moved = match dir {
             Direction::DownLeft => bb << h,
@@ -164,42 +168,25 @@ impl Geometry {
     }
 }
 
-/// Iterator over the set bits of a bitboard, lowest first.
-#[derive(Clone, Copy)]
-pub(crate) struct Bits(pub u64);
-
-impl Iterator for Bits {
-    type Item = u32;
-    #[inline(always)]
-    fn next(&mut self) -> Option<u32> {
-        if self.0 == 0 {
-            None
-        } else {
-            let b = self.0.trailing_zeros();
-            self.0 &= self.0 - 1;
-            Some(b)
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn bit_square_round_trip_and_shifts_match_coordinates() {
-        for g in [Geometry::EIGHT, Geometry::TEN] {
+        for g in [Geometry::EIGHT, Geometry::TEN, Geometry::TWELVE] {
             let h = g.per_row();
             for s in 0..g.squares() {
                 let sq = Square(s as u8);
                 let b = g.bit(sq);
                 assert_eq!(g.square(b), sq);
                 assert!(g.valid() & (1 << b) != 0);
+                assert!(b < 128);
                 // Shifts agree with row/column neighbours, and off-board steps leave the mask.
                 let shifts: [i64; 4] = [h as i64, h as i64 + 1, -(h as i64 + 1), -(h as i64)];
                 for (d, dir) in Direction::ALL.iter().enumerate() {
                     let t = b as i64 + shifts[d];
-                    let on = (0..64).contains(&t) && g.valid() & (1u64 << t) != 0;
+                    let on = (0..128).contains(&t) && g.valid() & (1 << t) != 0;
                     match g.neighbour(sq, *dir) {
                         Some(n) => {
                             assert!(on);

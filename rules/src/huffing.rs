@@ -8,23 +8,25 @@
 //! variants whose [`crate::RuleSet::huffing`] is set come here, so the
 //! generators of every other variant carry no trace of it.
 
-use crate::geometry::{Bits, Geometry};
-use crate::movegen::{self, Board, ListSink, Sink, dispatch};
+use crate::bitset::{Bits, Bitset, Wide};
+use crate::geometry::Geometry;
+use crate::movegen::{self, Board, ListSink, Rules, Sink, dispatch};
 use crate::moves::{Move, MoveList};
 use crate::variant::{CapturePrecedence, Variant};
 
 /// Writes the legal moves of `b` under huffing into `list` (cleared first):
 /// every capture the base rules allow, every simple move (even when a capture
 /// exists), and a removal for each piece in `offending`.
-pub(crate) fn legal_moves(variant: Variant, b: &Board, offending: u64, list: &mut MoveList) {
+pub(crate) fn legal_moves(variant: Variant, b: &Board<Wide>, offending: Wide, list: &mut MoveList) {
     list.clear();
     let g = variant.geometry();
     dispatch!(variant, R => {
+        let b = b.narrow::<<R as Rules>::B>();
         let mut sink = ListSink { list, best: 0 };
-        movegen::generate::<R, _>(b, &mut sink);
+        movegen::generate::<R, _>(&b, &mut sink);
         if list.first().is_some_and(Move::is_capture) {
             let mut sink = ListSink { list, best: 0 };
-            movegen::simple_moves_only::<R, _>(b, &mut sink);
+            movegen::simple_moves_only::<R, _>(&b, &mut sink);
         }
     });
     for bit in Bits(offending) {
@@ -33,12 +35,13 @@ pub(crate) fn legal_moves(variant: Variant, b: &Board, offending: u64, list: &mu
 }
 
 /// Number of legal moves under huffing (see [`legal_moves`]).
-pub(crate) fn count(variant: Variant, b: &Board, offending: u64) -> u64 {
+pub(crate) fn count(variant: Variant, b: &Board<Wide>, offending: Wide) -> u64 {
     let mut list = CountOnly::default();
     dispatch!(variant, R => {
-        movegen::generate::<R, _>(b, &mut list);
+        let b = b.narrow::<<R as Rules>::B>();
+        movegen::generate::<R, _>(&b, &mut list);
         if list.captures > 0 {
-            movegen::simple_moves_only::<R, _>(b, &mut list);
+            movegen::simple_moves_only::<R, _>(&b, &mut list);
         }
     });
     list.simple + list.captures + offending.count_ones() as u64
@@ -46,9 +49,9 @@ pub(crate) fn count(variant: Variant, b: &Board, offending: u64) -> u64 {
 
 /// The pieces of the side to move in `b` that could capture now (the origins
 /// of its legal captures under the base rules).
-pub(crate) fn capturers(variant: Variant, b: &Board) -> u64 {
+pub(crate) fn capturers(variant: Variant, b: &Board<Wide>) -> Wide {
     let mut sink = OriginSink::default();
-    dispatch!(variant, R => movegen::generate::<R, _>(b, &mut sink));
+    dispatch!(variant, R => movegen::generate::<R, _>(&b.narrow::<<R as Rules>::B>(), &mut sink));
     sink.origins
 }
 
@@ -56,13 +59,13 @@ pub(crate) fn capturers(variant: Variant, b: &Board) -> u64 {
 /// nothing could capture); otherwise the pieces that could have captured,
 /// followed to their squares after the move.
 #[inline]
-pub(crate) fn offenders_after(capturers: u64, m: &Move) -> u64 {
+pub(crate) fn offenders_after(capturers: Wide, m: &Move) -> Wide {
     if capturers == 0 || m.is_capture() {
         return 0;
     }
-    let from = 1u64 << m.origin_bit();
+    let from = Wide::bit(m.origin_bit());
     let moved = if capturers & from != 0 {
-        1u64 << m.dest_bit()
+        Wide::bit(m.dest_bit())
     } else {
         0
     };
@@ -72,7 +75,7 @@ pub(crate) fn offenders_after(capturers: u64, m: &Move) -> u64 {
 /// Collects the origins of captures, under the precedence of the rules.
 #[derive(Default)]
 struct OriginSink {
-    origins: u64,
+    origins: Wide,
     best: u64,
 }
 
@@ -87,7 +90,7 @@ impl Sink for OriginSink {
         prec: CapturePrecedence,
         from: u32,
         _path: &[u8],
-        _captured: u64,
+        _captured: Wide,
         _promotes: bool,
         score: u64,
     ) {
@@ -123,7 +126,7 @@ impl Sink for CountOnly {
         prec: CapturePrecedence,
         _from: u32,
         _path: &[u8],
-        _captured: u64,
+        _captured: Wide,
         _promotes: bool,
         score: u64,
     ) {

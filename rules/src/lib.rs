@@ -17,6 +17,7 @@
 //! assert_eq!(game.legal_moves().len(), 7);
 //! ```
 
+mod bitset;
 mod fen;
 mod game;
 mod geometry;

@@ -12,23 +12,26 @@
 //! Precedence rules (majority, Italian) are applied by the sink through a
 //! score where larger is better.
 
-use crate::geometry::{Bits, Geometry};
+use crate::bitset::{Bits, Bitset, Wide};
+use crate::geometry::Geometry;
 use crate::moves::{MAX_LANDINGS, Move, MoveList};
 use crate::variant::{
-    BRAZILIAN, CZECH, CapturePrecedence, Color, ENGLISH, FINNISH, INTERNATIONAL, ITALIAN,
+    BRAZILIAN, CANADIAN, CZECH, CapturePrecedence, Color, ENGLISH, FINNISH, INTERNATIONAL, ITALIAN,
     PORTUGUESE, PromotionInCapture, RUSSIAN, RuleSet, THAI,
 };
 
 /// A variant's rules as compile-time constants.
 pub(crate) trait Rules {
+    /// The narrowest integer that holds the board's bit layout.
+    type B: Bitset;
     const RS: RuleSet;
     const G: Geometry = Self::RS.geometry;
     const H: u32 = Self::G.per_row();
-    const VALID: u64 = Self::G.valid();
+    const VALID: Self::B;
     /// Row where black men are crowned (the bottom row).
-    const BLACK_PROMO: u64 = Self::G.bottom_rows(1);
+    const BLACK_PROMO: Self::B;
     /// Row where white men are crowned (the top row).
-    const WHITE_PROMO: u64 = Self::G.top_rows(1);
+    const WHITE_PROMO: Self::B;
     const FLYING: bool = Self::RS.flying_kings;
     const LANDS_TO_CONTINUE: bool = Self::RS.king_lands_to_continue;
     const LANDS_ADJACENT: bool = Self::RS.king_lands_adjacent;
@@ -39,43 +42,30 @@ pub(crate) trait Rules {
     const MAN_TAKES_KING: bool = Self::RS.man_captures_king;
 }
 
-pub(crate) struct EnglishRules;
-pub(crate) struct ItalianRules;
-pub(crate) struct InternationalRules;
-pub(crate) struct RussianRules;
-pub(crate) struct BrazilianRules;
-pub(crate) struct FinnishRules;
-pub(crate) struct CzechRules;
-pub(crate) struct PortugueseRules;
-pub(crate) struct ThaiRules;
+/// A `Rules` type for a rule set, generating with the integer `$b`.
+macro_rules! rules_type {
+    ($name:ident, $rs:expr, $b:ty) => {
+        pub(crate) struct $name;
+        impl Rules for $name {
+            type B = $b;
+            const RS: RuleSet = $rs;
+            const VALID: $b = $rs.geometry.valid() as $b;
+            const BLACK_PROMO: $b = $rs.geometry.bottom_rows(1) as $b;
+            const WHITE_PROMO: $b = $rs.geometry.top_rows(1) as $b;
+        }
+    };
+}
 
-impl Rules for EnglishRules {
-    const RS: RuleSet = ENGLISH;
-}
-impl Rules for ItalianRules {
-    const RS: RuleSet = ITALIAN;
-}
-impl Rules for InternationalRules {
-    const RS: RuleSet = INTERNATIONAL;
-}
-impl Rules for RussianRules {
-    const RS: RuleSet = RUSSIAN;
-}
-impl Rules for BrazilianRules {
-    const RS: RuleSet = BRAZILIAN;
-}
-impl Rules for FinnishRules {
-    const RS: RuleSet = FINNISH;
-}
-impl Rules for CzechRules {
-    const RS: RuleSet = CZECH;
-}
-impl Rules for PortugueseRules {
-    const RS: RuleSet = PORTUGUESE;
-}
-impl Rules for ThaiRules {
-    const RS: RuleSet = THAI;
-}
+rules_type!(EnglishRules, ENGLISH, u64);
+rules_type!(ItalianRules, ITALIAN, u64);
+rules_type!(InternationalRules, INTERNATIONAL, u64);
+rules_type!(RussianRules, RUSSIAN, u64);
+rules_type!(BrazilianRules, BRAZILIAN, u64);
+rules_type!(FinnishRules, FINNISH, u64);
+rules_type!(CzechRules, CZECH, u64);
+rules_type!(PortugueseRules, PORTUGUESE, u64);
+rules_type!(ThaiRules, THAI, u64);
+rules_type!(CanadianRules, CANADIAN, u128);
 
 /// Runs `$body` with `$r` bound to the `Rules` type of `$variant`.  A
 /// give-away game moves as its base game: it shares the base's generator.
@@ -118,6 +108,10 @@ macro_rules! dispatch {
                 type $r = $crate::movegen::ThaiRules;
                 $body
             }
+            $crate::variant::Variant::Canadian => {
+                type $r = $crate::movegen::CanadianRules;
+                $body
+            }
             // `base()` never returns a give-away or huffing variant.
             $crate::variant::Variant::EnglishGiveaway
             | $crate::variant::Variant::FinnishGiveaway
@@ -131,22 +125,22 @@ pub(crate) use dispatch;
 
 /// The pieces as the generator sees them.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Board {
-    pub us: u64,
-    pub them: u64,
-    pub kings: u64,
+pub(crate) struct Board<B> {
+    pub us: B,
+    pub them: B,
+    pub kings: B,
     pub side: Color,
 }
 
-impl Board {
+impl<B: Bitset> Board<B> {
     /// The board after a legal move, with the other side to move.
     #[inline(always)]
-    pub fn after(&self, m: &Move) -> Board {
-        let from = 1u64 << m.origin_bit();
-        let to = 1u64 << m.dest_bit();
-        let captured = m.captured_bits();
+    pub fn after(&self, m: &Move) -> Board<B> {
+        let from = B::bit(m.origin_bit());
+        let to = B::bit(m.dest_bit());
+        let captured = B::narrow(m.captured_bits());
         let mut kings = self.kings & !captured;
-        if self.kings & from != 0 || m.promotes() {
+        if !(self.kings & from).is_empty() || m.promotes() {
             kings = (kings & !from) | to;
         }
         Board {
@@ -158,13 +152,26 @@ impl Board {
     }
 }
 
-impl Board {
+impl Board<Wide> {
+    /// The same board in a narrower integer (the caller knows it fits).
+    #[inline(always)]
+    pub fn narrow<B: Bitset>(&self) -> Board<B> {
+        Board {
+            us: B::narrow(self.us),
+            them: B::narrow(self.them),
+            kings: B::narrow(self.kings),
+            side: self.side,
+        }
+    }
+}
+
+impl<B: Bitset> Board<B> {
     /// The board after a simple (non-capturing) move.
     #[inline(always)]
-    fn after_simple(&self, from: u32, to: u32, promotes: bool) -> Board {
-        let (from, to) = (1u64 << from, 1u64 << to);
+    fn after_simple(&self, from: u32, to: u32, promotes: bool) -> Board<B> {
+        let (from, to) = (B::bit(from), B::bit(to));
         let mut kings = self.kings;
-        if kings & from != 0 || promotes {
+        if !(kings & from).is_empty() || promotes {
             kings = (kings & !from) | to;
         }
         Board {
@@ -179,15 +186,15 @@ impl Board {
 /// Perft one ply above the leaves: counts the moves of each child as soon as
 /// a simple move is generated, without storing it; captures (which precedence
 /// rules may still filter) are stored and counted afterwards.
-pub(crate) struct ChildCountSink<'a, F: FnMut(&Board) -> u64> {
-    pub board: Board,
+pub(crate) struct ChildCountSink<'a, B, F: FnMut(&Board<B>) -> u64> {
+    pub board: Board<B>,
     pub total: u64,
     pub captures: ListSink<'a>,
     /// Counts the moves of a child board.
     pub leaf: F,
 }
 
-impl<F: FnMut(&Board) -> u64> Sink for ChildCountSink<'_, F> {
+impl<B: Bitset, F: FnMut(&Board<B>) -> u64> Sink for ChildCountSink<'_, B, F> {
     const BULK: bool = false;
     #[inline(always)]
     fn simple(&mut self, _g: Geometry, from: u32, to: u32, promotes: bool) {
@@ -201,7 +208,7 @@ impl<F: FnMut(&Board) -> u64> Sink for ChildCountSink<'_, F> {
         prec: CapturePrecedence,
         from: u32,
         path: &[u8],
-        captured: u64,
+        captured: Wide,
         promotes: bool,
         score: u64,
     ) {
@@ -230,7 +237,7 @@ pub(crate) trait Sink {
         prec: CapturePrecedence,
         from: u32,
         path: &[u8],
-        captured: u64,
+        captured: Wide,
         promotes: bool,
         score: u64,
     );
@@ -271,7 +278,7 @@ impl Sink for ListSink<'_> {
         prec: CapturePrecedence,
         from: u32,
         path: &[u8],
-        captured: u64,
+        captured: Wide,
         promotes: bool,
         score: u64,
     ) {
@@ -321,7 +328,7 @@ impl Sink for CountSink {
         prec: CapturePrecedence,
         _from: u32,
         _path: &[u8],
-        _captured: u64,
+        _captured: Wide,
         _promotes: bool,
         score: u64,
     ) {
@@ -341,7 +348,7 @@ pub(crate) struct UniqueCountSink<'k> {
     pub best: u64,
     /// (origin, destination, captured) of multi-hop captures seen so far;
     /// only those can coincide, so one-hop captures are never stored.
-    pub keys: &'k mut Vec<(u32, u32, u64)>,
+    pub keys: &'k mut Vec<(u32, u32, Wide)>,
 }
 
 impl Sink for UniqueCountSink<'_> {
@@ -377,7 +384,7 @@ impl Sink for UniqueCountSink<'_> {
         prec: CapturePrecedence,
         from: u32,
         path: &[u8],
-        captured: u64,
+        captured: Wide,
         _promotes: bool,
         score: u64,
     ) {
@@ -405,7 +412,7 @@ impl Sink for UniqueCountSink<'_> {
 /// intersects the result with a set of real squares (empty squares, victims,
 /// own pieces), which drops them, and saves a mask per step.
 #[inline(always)]
-fn step<R: Rules>(bb: u64, dir: u32) -> u64 {
+fn step<R: Rules>(bb: R::B, dir: u32) -> R::B {
     match dir {
         0 => bb << R::H,
         1 => bb << (R::H + 1),
@@ -430,7 +437,7 @@ const fn forward_dirs(side: Color) -> [u32; 2] {
 }
 
 #[inline(always)]
-fn promo_row<R: Rules>(side: Color) -> u64 {
+fn promo_row<R: Rules>(side: Color) -> R::B {
     match side {
         Color::Black => R::BLACK_PROMO,
         Color::White => R::WHITE_PROMO,
@@ -439,7 +446,7 @@ fn promo_row<R: Rules>(side: Color) -> u64 {
 
 /// Pieces in `from` that could capture in `dir` right now (the first hop only).
 #[inline(always)]
-fn short_capturers<R: Rules>(from: u64, victims: u64, empty: u64, dir: u32) -> u64 {
+fn short_capturers<R: Rules>(from: R::B, victims: R::B, empty: R::B, dir: u32) -> R::B {
     let back = reverse(dir);
     step::<R>(step::<R>(empty, back) & victims, back) & from
 }
@@ -447,12 +454,12 @@ fn short_capturers<R: Rules>(from: u64, victims: u64, empty: u64, dir: u32) -> u
 /// Kings of the side to move that may have a capture (all kings, for flying
 /// kings, as soon as one of them has one).
 #[inline(always)]
-fn king_capturers<R: Rules>(b: &Board, empty: u64) -> u64 {
+fn king_capturers<R: Rules>(b: &Board<R::B>, empty: R::B) -> R::B {
     let kings = b.us & b.kings;
-    if kings == 0 {
-        return 0;
+    if kings.is_empty() {
+        return R::B::ZERO;
     }
-    let mut king_caps = 0;
+    let mut king_caps = R::B::ZERO;
     if R::FLYING {
         for d in 0..4 {
             // Slide every king through empty squares; the first piece hit
@@ -460,13 +467,13 @@ fn king_capturers<R: Rules>(b: &Board, empty: u64) -> u64 {
             let mut front = step::<R>(kings, d);
             let mut hit = front & !empty;
             front &= empty;
-            while front != 0 {
+            while !front.is_empty() {
                 front = step::<R>(front, d);
                 hit |= front & !empty;
                 front &= empty;
             }
             let victims = hit & b.them;
-            if step::<R>(victims, d) & empty != 0 {
+            if !(step::<R>(victims, d) & empty).is_empty() {
                 // Which king? Rare enough to let the search find out.
                 return kings;
             }
@@ -482,7 +489,7 @@ fn king_capturers<R: Rules>(b: &Board, empty: u64) -> u64 {
 /// Landing squares of the first hop of every man, one set per direction
 /// (forward directions first, then backward ones where men capture backward).
 #[inline(always)]
-fn man_first_hops<R: Rules, const WHITE: bool>(b: &Board, empty: u64) -> [u64; 4] {
+fn man_first_hops<R: Rules, const WHITE: bool>(b: &Board<R::B>, empty: R::B) -> [R::B; 4] {
     let side = if WHITE { Color::White } else { Color::Black };
     let men = b.us & !b.kings;
     let victims = if R::MAN_TAKES_KING {
@@ -495,16 +502,16 @@ fn man_first_hops<R: Rules, const WHITE: bool>(b: &Board, empty: u64) -> [u64; 4
     if R::MEN_BACK {
         [hop(f0), hop(f1), hop(reverse(f0)), hop(reverse(f1))]
     } else {
-        [hop(f0), hop(f1), 0, 0]
+        [hop(f0), hop(f1), R::B::ZERO, R::B::ZERO]
     }
 }
 
 /// Depth-first search over capture sequences of one piece.
 struct Dfs<'s, R: Rules, S: Sink, const WHITE: bool> {
-    them: u64,
-    them_kings: u64,
+    them: R::B,
+    them_kings: R::B,
     /// Empty squares, the moving piece's origin included.
-    empty: u64,
+    empty: R::B,
     from: u32,
     by_king: bool,
     path: [u8; MAX_LANDINGS],
@@ -517,7 +524,7 @@ impl<R: Rules, S: Sink, const WHITE: bool> Dfs<'_, R, S, WHITE> {
 
     /// Score of a complete sequence under the variant's precedence rule; larger wins.
     #[inline(always)]
-    fn score(&self, depth: usize, captured: u64, king_order: u32) -> u64 {
+    fn score(&self, depth: usize, captured: R::B, king_order: u32) -> u64 {
         match R::PREC {
             CapturePrecedence::Free => 0,
             CapturePrecedence::Majority => depth as u64,
@@ -537,19 +544,19 @@ impl<R: Rules, S: Sink, const WHITE: bool> Dfs<'_, R, S, WHITE> {
     }
 
     #[inline(always)]
-    fn emit(&mut self, depth: usize, captured: u64, promotes: bool, king_order: u32) {
+    fn emit(&mut self, depth: usize, captured: R::B, promotes: bool, king_order: u32) {
         let score = self.score(depth, captured, king_order);
         self.emit_scored(depth, captured, promotes, score);
     }
 
     #[inline(always)]
-    fn emit_scored(&mut self, depth: usize, captured: u64, promotes: bool, score: u64) {
+    fn emit_scored(&mut self, depth: usize, captured: R::B, promotes: bool, score: u64) {
         self.sink.capture(
             R::G,
             R::PREC,
             self.from,
             &self.path[..depth],
-            captured,
+            captured.wide(),
             promotes,
             score,
         );
@@ -558,8 +565,8 @@ impl<R: Rules, S: Sink, const WHITE: bool> Dfs<'_, R, S, WHITE> {
     /// Italian rule 4 bookkeeping: hop numbers at which kings were taken,
     /// earliest hop in the highest bit.
     #[inline(always)]
-    fn king_order(&self, king_order: u32, victim: u64, depth: usize) -> u32 {
-        if R::PREC == CapturePrecedence::Italian && victim & self.them_kings != 0 {
+    fn king_order(&self, king_order: u32, victim: R::B, depth: usize) -> u32 {
+        if R::PREC == CapturePrecedence::Italian && !(victim & self.them_kings).is_empty() {
             king_order | (1 << (31 - depth))
         } else {
             king_order
@@ -568,7 +575,7 @@ impl<R: Rules, S: Sink, const WHITE: bool> Dfs<'_, R, S, WHITE> {
 
     /// Pieces a man may take after `captured` are gone.
     #[inline(always)]
-    fn man_victims(&self, captured: u64) -> u64 {
+    fn man_victims(&self, captured: R::B) -> R::B {
         if R::MAN_TAKES_KING {
             self.them & !captured
         } else {
@@ -578,7 +585,7 @@ impl<R: Rules, S: Sink, const WHITE: bool> Dfs<'_, R, S, WHITE> {
 
     /// Whether a man on `sq` has a hop available.
     #[inline(always)]
-    fn man_can_capture(&self, sq: u64, victims: u64) -> bool {
+    fn man_can_capture(&self, sq: R::B, victims: R::B) -> bool {
         let [f0, f1] = forward_dirs(Self::SIDE);
         let mut land = step::<R>(step::<R>(sq, f0) & victims, f0);
         land |= step::<R>(step::<R>(sq, f1) & victims, f1);
@@ -587,12 +594,12 @@ impl<R: Rules, S: Sink, const WHITE: bool> Dfs<'_, R, S, WHITE> {
             land |= step::<R>(step::<R>(sq, b0) & victims, b0);
             land |= step::<R>(step::<R>(sq, b1) & victims, b1);
         }
-        land & self.empty != 0
+        !(land & self.empty).is_empty()
     }
 
     /// Continue a man's capture from `sq` after `depth` hops; the caller knows
     /// that at least one hop exists.
-    fn man(&mut self, sq: u64, captured: u64, depth: usize, king_order: u32) {
+    fn man(&mut self, sq: R::B, captured: R::B, depth: usize, king_order: u32) {
         let victims = self.man_victims(captured);
         let [f0, f1] = forward_dirs(Self::SIDE);
         self.man_hop(f0, sq, victims, captured, depth, king_order);
@@ -608,21 +615,21 @@ impl<R: Rules, S: Sink, const WHITE: bool> Dfs<'_, R, S, WHITE> {
     fn man_hop(
         &mut self,
         d: u32,
-        sq: u64,
-        victims: u64,
-        captured: u64,
+        sq: R::B,
+        victims: R::B,
+        captured: R::B,
         depth: usize,
         king_order: u32,
     ) {
         let victim = step::<R>(sq, d) & victims;
         let land = step::<R>(victim, d) & self.empty;
-        if land == 0 {
+        if land.is_empty() {
             return;
         }
         self.path[depth] = land.trailing_zeros() as u8;
         let cap = captured | victim;
         let order = self.king_order(king_order, victim, depth);
-        let promo = land & promo_row::<R>(Self::SIDE) != 0;
+        let promo = !(land & promo_row::<R>(Self::SIDE)).is_empty();
         if promo {
             match R::PROMO {
                 PromotionInCapture::EndsMove => return self.emit(depth + 1, cap, true, order),
@@ -648,9 +655,9 @@ impl<R: Rules, S: Sink, const WHITE: bool> Dfs<'_, R, S, WHITE> {
     /// continuation test can ignore the vacated origin and the first victim:
     /// both lie behind the landing square, and going back is never a new hop.
     #[inline(always)]
-    fn men_from_first_hops(&mut self, hops: [u64; 4]) {
+    fn men_from_first_hops(&mut self, hops: [R::B; 4]) {
         let static_empty = self.empty;
-        let victims = self.man_victims(0);
+        let victims = self.man_victims(R::B::ZERO);
         let [f0, f1] = forward_dirs(Self::SIDE);
         let dirs = [f0, f1, reverse(f0), reverse(f1)];
         // Squares from which a man can hop in each direction.
@@ -666,17 +673,17 @@ impl<R: Rules, S: Sink, const WHITE: bool> Dfs<'_, R, S, WHITE> {
                 hop_from(dirs[3]),
             ]
         } else {
-            [hop_from(dirs[0]), hop_from(dirs[1]), 0, 0]
+            [hop_from(dirs[0]), hop_from(dirs[1]), R::B::ZERO, R::B::ZERO]
         };
         let promo = promo_row::<R>(Self::SIDE);
         let used = if R::MEN_BACK { 4 } else { 2 };
         for i in 0..used {
             let land = hops[i];
-            if land == 0 {
+            if land.is_empty() {
                 continue;
             }
             let d = dirs[i];
-            let mut cont = 0;
+            let mut cont = R::B::ZERO;
             for j in 0..used {
                 if dirs[j] != reverse(d) {
                     cont |= can_hop[j];
@@ -695,36 +702,36 @@ impl<R: Rules, S: Sink, const WHITE: bool> Dfs<'_, R, S, WHITE> {
             let behind_kings = if R::PREC == CapturePrecedence::MajorityThenKings {
                 step::<R>(self.them_kings, d)
             } else {
-                0
+                R::B::ZERO
             };
             for group in [done & !behind_kings, done & behind_kings] {
-                if group == 0 {
+                if group.is_empty() {
                     continue;
                 }
-                let sample = step::<R>(group & group.wrapping_neg(), reverse(d));
+                let sample = step::<R>(group.lowest(), reverse(d));
                 let score = self.score(1, sample, self.king_order(0, sample, 0));
                 if S::BULK {
                     self.sink.bulk_captures(R::PREC, group.count_ones(), score);
                 } else {
                     for t in Bits(group) {
-                        let victim = step::<R>(1 << t, reverse(d));
+                        let victim = step::<R>(R::B::bit(t), reverse(d));
                         let from = step::<R>(victim, reverse(d));
                         self.from = from.trailing_zeros();
                         self.path[0] = t as u8;
-                        let promotes = (1u64 << t) & promo != 0;
+                        let promotes = !(R::B::bit(t) & promo).is_empty();
                         self.emit_scored(1, victim, promotes, score);
                     }
                 }
             }
             for t in Bits(more) {
-                let land = 1u64 << t;
+                let land = R::B::bit(t);
                 let victim = step::<R>(land, reverse(d));
                 let from = step::<R>(victim, reverse(d));
                 self.from = from.trailing_zeros();
                 self.empty = static_empty | from;
                 self.path[0] = t as u8;
                 let order = self.king_order(0, victim, 0);
-                if R::PROMO == PromotionInCapture::ContinuesAsKing && land & promo != 0 {
+                if R::PROMO == PromotionInCapture::ContinuesAsKing && !(land & promo).is_empty() {
                     self.king(land, victim, 1, order, true);
                 } else {
                     self.man(land, victim, 1, order);
@@ -737,7 +744,7 @@ impl<R: Rules, S: Sink, const WHITE: bool> Dfs<'_, R, S, WHITE> {
     /// The squares a king may pass or land on once `captured` are taken:
     /// taken pieces still block unless they leave the board at once (Thai).
     #[inline(always)]
-    fn empty_during(&self, captured: u64) -> u64 {
+    fn empty_during(&self, captured: R::B) -> R::B {
         if R::REMOVED_AT_ONCE {
             self.empty | captured
         } else {
@@ -747,15 +754,15 @@ impl<R: Rules, S: Sink, const WHITE: bool> Dfs<'_, R, S, WHITE> {
 
     /// Whether a king on `sq` could capture again, given what is already captured.
     #[inline(always)]
-    fn king_can_capture(&self, sq: u64, captured: u64) -> bool {
+    fn king_can_capture(&self, sq: R::B, captured: R::B) -> bool {
         let victims = self.them & !captured;
         let empty = self.empty_during(captured);
         for d in 0..4 {
             let mut t = step::<R>(sq, d);
-            while t & empty != 0 {
+            while !(t & empty).is_empty() {
                 t = step::<R>(t, d);
             }
-            if t & victims != 0 && step::<R>(t, d) & empty != 0 {
+            if !(t & victims).is_empty() && !(step::<R>(t, d) & empty).is_empty() {
                 return true;
             }
         }
@@ -764,25 +771,25 @@ impl<R: Rules, S: Sink, const WHITE: bool> Dfs<'_, R, S, WHITE> {
 
     /// Continue a king's capture from `sq` after `depth` hops.  `crowned` marks
     /// a man crowned during this capture (Russian rules).
-    fn king(&mut self, sq: u64, captured: u64, depth: usize, king_order: u32, crowned: bool) {
+    fn king(&mut self, sq: R::B, captured: R::B, depth: usize, king_order: u32, crowned: bool) {
         let victims = self.them & !captured;
         let empty = self.empty_during(captured);
         let mut found = false;
         for d in 0..4 {
             let victim = if R::FLYING {
                 let mut t = step::<R>(sq, d);
-                while t & empty != 0 {
+                while !(t & empty).is_empty() {
                     t = step::<R>(t, d);
                 }
                 t & victims
             } else {
                 step::<R>(sq, d) & victims
             };
-            if victim == 0 {
+            if victim.is_empty() {
                 continue;
             }
             let mut land = step::<R>(victim, d) & empty;
-            if land == 0 {
+            if land.is_empty() {
                 continue;
             }
             found = true;
@@ -794,27 +801,27 @@ impl<R: Rules, S: Sink, const WHITE: bool> Dfs<'_, R, S, WHITE> {
                 continue;
             }
             // Flying: every empty square beyond the victim is a landing.
-            let mut landings = 0u64;
-            while land != 0 {
+            let mut landings = R::B::ZERO;
+            while !land.is_empty() {
                 landings |= land;
                 land = step::<R>(land, d) & empty;
             }
             if R::LANDS_TO_CONTINUE {
                 // The king must stop where it can go on capturing, if there is
                 // such a square (Russian).
-                let mut continuing = 0u64;
+                let mut continuing = R::B::ZERO;
                 for b in Bits(landings) {
-                    if self.king_can_capture(1 << b, cap) {
-                        continuing |= 1 << b;
+                    if self.king_can_capture(R::B::bit(b), cap) {
+                        continuing |= R::B::bit(b);
                     }
                 }
-                if continuing != 0 {
+                if !continuing.is_empty() {
                     landings = continuing;
                 }
             }
             for b in Bits(landings) {
                 self.path[depth] = b as u8;
-                self.king(1 << b, cap, depth + 1, order, crowned);
+                self.king(R::B::bit(b), cap, depth + 1, order, crowned);
             }
         }
         if !found && depth > 0 {
@@ -825,7 +832,7 @@ impl<R: Rules, S: Sink, const WHITE: bool> Dfs<'_, R, S, WHITE> {
 
 /// Generate the legal moves of `b` into `sink`.
 #[inline(always)]
-pub(crate) fn generate<R: Rules, S: Sink>(b: &Board, sink: &mut S) {
+pub(crate) fn generate<R: Rules, S: Sink>(b: &Board<R::B>, sink: &mut S) {
     match b.side {
         Color::Black => generate_for::<R, S, false>(b, sink),
         Color::White => generate_for::<R, S, true>(b, sink),
@@ -834,12 +841,12 @@ pub(crate) fn generate<R: Rules, S: Sink>(b: &Board, sink: &mut S) {
 
 /// [`generate`] with the side to move fixed at compile time.
 #[inline(always)]
-fn generate_for<R: Rules, S: Sink, const WHITE: bool>(b: &Board, sink: &mut S) {
+fn generate_for<R: Rules, S: Sink, const WHITE: bool>(b: &Board<R::B>, sink: &mut S) {
     let occupied = b.us | b.them;
     let empty = R::VALID & !occupied;
     let king_caps = king_capturers::<R>(b, empty);
     let hops = man_first_hops::<R, WHITE>(b, empty);
-    if hops[0] | hops[1] | hops[2] | hops[3] | king_caps == 0 {
+    if (hops[0] | hops[1] | hops[2] | hops[3] | king_caps).is_empty() {
         return simple_moves::<R, S>(b, empty, sink);
     }
     let mut dfs = Dfs::<R, S, WHITE> {
@@ -854,8 +861,8 @@ fn generate_for<R: Rules, S: Sink, const WHITE: bool>(b: &Board, sink: &mut S) {
     };
     for k in Bits(king_caps) {
         dfs.from = k;
-        dfs.empty = empty | (1 << k);
-        dfs.king(1 << k, 0, 0, 0, false);
+        dfs.empty = empty | R::B::bit(k);
+        dfs.king(R::B::bit(k), R::B::ZERO, 0, 0, false);
     }
     dfs.by_king = false;
     dfs.empty = empty;
@@ -864,14 +871,14 @@ fn generate_for<R: Rules, S: Sink, const WHITE: bool>(b: &Board, sink: &mut S) {
 
 /// Every non-capturing move of `b`, whether or not a capture exists (for
 /// rules where capturing is optional: huffing).
-pub(crate) fn simple_moves_only<R: Rules, S: Sink>(b: &Board, sink: &mut S) {
+pub(crate) fn simple_moves_only<R: Rules, S: Sink>(b: &Board<R::B>, sink: &mut S) {
     let empty = R::VALID & !(b.us | b.them);
     simple_moves::<R, S>(b, empty, sink);
 }
 
 /// Non-capturing moves (only legal when nothing can capture).
 #[inline(always)]
-fn simple_moves<R: Rules, S: Sink>(b: &Board, empty: u64, sink: &mut S) {
+fn simple_moves<R: Rules, S: Sink>(b: &Board<R::B>, empty: R::B, sink: &mut S) {
     let men = b.us & !b.kings;
     let kings = b.us & b.kings;
     let promo = promo_row::<R>(b.side);
@@ -881,12 +888,12 @@ fn simple_moves<R: Rules, S: Sink>(b: &Board, empty: u64, sink: &mut S) {
             sink.bulk(targets.count_ones());
         } else {
             for t in Bits(targets) {
-                let from = step::<R>(1 << t, reverse(d)).trailing_zeros();
-                sink.simple(R::G, from, t, (1 << t) & promo != 0);
+                let from = step::<R>(R::B::bit(t), reverse(d)).trailing_zeros();
+                sink.simple(R::G, from, t, !(R::B::bit(t) & promo).is_empty());
             }
         }
     }
-    if kings == 0 {
+    if kings.is_empty() {
         return;
     }
     for d in 0..4 {
@@ -894,7 +901,7 @@ fn simple_moves<R: Rules, S: Sink>(b: &Board, empty: u64, sink: &mut S) {
             let mut front = step::<R>(kings, d) & empty;
             let mut n = front.count_ones();
             if R::FLYING {
-                while front != 0 {
+                while !front.is_empty() {
                     front = step::<R>(front, d) & empty;
                     n += front.count_ones();
                 }
@@ -902,8 +909,8 @@ fn simple_moves<R: Rules, S: Sink>(b: &Board, empty: u64, sink: &mut S) {
             sink.bulk(n);
         } else {
             for k in Bits(kings) {
-                let mut t = step::<R>(1 << k, d) & empty;
-                while t != 0 {
+                let mut t = step::<R>(R::B::bit(k), d) & empty;
+                while !t.is_empty() {
                     sink.simple(R::G, k, t.trailing_zeros(), false);
                     if !R::FLYING {
                         break;
@@ -918,7 +925,7 @@ fn simple_moves<R: Rules, S: Sink>(b: &Board, empty: u64, sink: &mut S) {
 /// Count the legal moves of `b`, capture paths with the same origin,
 /// destination and captured set once; `keys` is scratch space.
 #[inline(always)]
-pub(crate) fn count_unique<R: Rules>(b: &Board, keys: &mut Vec<(u32, u32, u64)>) -> u64 {
+pub(crate) fn count_unique<R: Rules>(b: &Board<R::B>, keys: &mut Vec<(u32, u32, Wide)>) -> u64 {
     keys.clear();
     let mut sink = UniqueCountSink {
         count: 0,
@@ -931,7 +938,7 @@ pub(crate) fn count_unique<R: Rules>(b: &Board, keys: &mut Vec<(u32, u32, u64)>)
 
 /// Count the legal moves of `b` (capture paths counted separately).
 #[inline(always)]
-pub(crate) fn count<R: Rules>(b: &Board) -> u64 {
+pub(crate) fn count<R: Rules>(b: &Board<R::B>) -> u64 {
     let mut sink = CountSink { count: 0, best: 0 };
     generate::<R, CountSink>(b, &mut sink);
     sink.count

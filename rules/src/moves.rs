@@ -1,11 +1,12 @@
 //! Moves with their full capture path, and a reusable move list.
 
-use crate::geometry::{Bits, Geometry, Square};
+use crate::bitset::{Bits, Wide};
+use crate::geometry::{Geometry, Square};
 
 /// Most landing squares one move can have.  A capture takes one piece per hop,
-/// so this bounds captures at 28 pieces: more than either side has on 8x8 (12)
-/// or 10x10 (20).
-pub const MAX_LANDINGS: usize = 28;
+/// so this bounds captures at 30 pieces: as many as a side has on 12x12, more
+/// than on 8x8 (12) or 10x10 (20).
+pub const MAX_LANDINGS: usize = 30;
 
 /// A legal move: origin, every landing square in order, and the captured pieces.
 ///
@@ -17,7 +18,10 @@ pub const MAX_LANDINGS: usize = 28;
 /// accessors return [`Square`]s.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Move {
+    /// Captured bits 0..64 of the board layout.
     captured: u64,
+    /// Captured bits 64..80 (only a 12x12 board has them).
+    captured_high: u16,
     from: u8,
     len: u8,
     promotes: bool,
@@ -32,6 +36,7 @@ impl Move {
         path[0] = to as u8;
         Move {
             captured: 0,
+            captured_high: 0,
             from: from as u8,
             len: 1,
             promotes,
@@ -45,13 +50,14 @@ impl Move {
         g: Geometry,
         from: u32,
         landings: &[u8],
-        captured: u64,
+        captured: Wide,
         promotes: bool,
     ) -> Move {
         let mut path = [0; MAX_LANDINGS];
         path[..landings.len()].copy_from_slice(landings);
         Move {
-            captured,
+            captured: captured as u64,
+            captured_high: (captured >> 64) as u16,
             from: from as u8,
             len: landings.len() as u8,
             promotes,
@@ -63,13 +69,17 @@ impl Move {
     /// A removal of the opponent's piece on `bit` (huffing).
     #[inline(always)]
     pub(crate) fn removal(g: Geometry, bit: u32) -> Move {
+        let captured: Wide = 1 << bit;
+        let mut path = [0; MAX_LANDINGS];
+        path[0] = bit as u8;
         Move {
-            captured: 1 << bit,
+            captured: captured as u64,
+            captured_high: (captured >> 64) as u16,
             from: bit as u8,
             len: 0,
             promotes: false,
             per_row: g.per_row() as u8,
-            path: [0; MAX_LANDINGS],
+            path,
         }
     }
 
@@ -107,23 +117,23 @@ impl Move {
     /// Captured squares, in increasing order.
     pub fn captured(&self) -> impl Iterator<Item = Square> + '_ {
         let g = self.geometry();
-        Bits(self.captured).map(move |b| g.square(b))
+        Bits(self.captured_bits()).map(move |b| g.square(b))
     }
 
     /// Number of pieces captured.
     pub fn captured_count(&self) -> u32 {
-        self.captured.count_ones()
+        self.captured.count_ones() + self.captured_high.count_ones()
     }
 
     /// Whether the move captures (a piece moving over its victims; a
     /// removal takes a piece too but is not a capture).
     pub fn is_capture(&self) -> bool {
-        self.captured != 0 && self.len != 0
+        self.takes_piece() && self.len != 0
     }
 
     /// Whether the move takes a piece off the board: a capture or a removal.
     pub fn takes_piece(&self) -> bool {
-        self.captured != 0
+        self.captured != 0 || self.captured_high != 0
     }
 
     /// Whether a man is crowned by this move.
@@ -137,7 +147,8 @@ impl Move {
     /// share it; so do nothing else in practice.
     #[inline(always)]
     pub fn compact_id(&self) -> u32 {
-        let cap = self.captured.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let cap = (self.captured ^ (self.captured_high as u64).rotate_left(29))
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15);
         ((cap >> 48) as u32) << 16 | (self.from as u32) << 8 | self.dest_bit() | 0x8000_0000
     }
 
@@ -148,15 +159,13 @@ impl Move {
 
     #[inline(always)]
     pub(crate) fn dest_bit(&self) -> u32 {
-        match self.len {
-            0 => self.from as u32,
-            n => self.path[n as usize - 1] as u32,
-        }
+        // A removal keeps its own square in `path[0]`.
+        self.path[(self.len as usize).saturating_sub(1)] as u32
     }
 
     #[inline(always)]
-    pub(crate) fn captured_bits(&self) -> u64 {
-        self.captured
+    pub(crate) fn captured_bits(&self) -> Wide {
+        self.captured as Wide | (self.captured_high as Wide) << 64
     }
 }
 

@@ -1,5 +1,6 @@
 //! Perft: counting the leaves of the legal-move tree, the standard check of a move generator.
 
+use crate::bitset::Wide;
 use crate::movegen::{self, Board, ChildCountSink, ListSink, Rules, dispatch};
 use crate::moves::MoveList;
 use crate::position::Position;
@@ -20,15 +21,18 @@ pub fn perft(pos: &Position, depth: u32, mode: PerftMode) -> u64 {
         return 1;
     }
     let mut lists: Vec<MoveList> = (0..depth).map(|_| MoveList::new()).collect();
-    if pos.variant().rules().huffing {
+    if pos.variant().huffing() {
         // The offending set is position state the bare boards below lack.
         return positions(pos, depth, mode, &mut lists);
     }
     // Perft walks bare boards: the position hash is not needed to count leaves.
     let board = pos.generator_board();
-    dispatch!(pos.variant(), R => match mode {
-        PerftMode::Paths => paths::<R>(&board, depth, &mut lists),
-        PerftMode::Unique => unique::<R>(&board, depth, &mut lists, &mut Vec::with_capacity(64)),
+    dispatch!(pos.variant(), R => {
+        let board = board.narrow::<<R as Rules>::B>();
+        match mode {
+            PerftMode::Paths => paths::<R>(&board, depth, &mut lists),
+            PerftMode::Unique => unique::<R>(&board, depth, &mut lists, &mut Vec::with_capacity(64)),
+        }
     })
 }
 
@@ -62,7 +66,7 @@ fn positions(pos: &Position, depth: u32, mode: PerftMode, lists: &mut [MoveList]
     total
 }
 
-fn generate<R: Rules>(b: &Board, list: &mut MoveList) {
+fn generate<R: Rules>(b: &Board<R::B>, list: &mut MoveList) {
     list.clear();
     let mut sink = ListSink { list, best: 0 };
     movegen::generate::<R, _>(b, &mut sink);
@@ -72,9 +76,9 @@ fn generate<R: Rules>(b: &Board, list: &mut MoveList) {
 /// generated (never listed), and lists its captures in `list`: a ply above
 /// the leaves, only captures need a child board built and walked.
 fn count_simple_children<R: Rules>(
-    b: &Board,
+    b: &Board<R::B>,
     list: &mut MoveList,
-    leaf: impl FnMut(&Board) -> u64,
+    leaf: impl FnMut(&Board<R::B>) -> u64,
 ) -> u64 {
     list.clear();
     let mut sink = ChildCountSink {
@@ -87,7 +91,7 @@ fn count_simple_children<R: Rules>(
     sink.total
 }
 
-fn paths<R: Rules>(b: &Board, depth: u32, lists: &mut [MoveList]) -> u64 {
+fn paths<R: Rules>(b: &Board<R::B>, depth: u32, lists: &mut [MoveList]) -> u64 {
     if depth == 1 {
         return movegen::count::<R>(b);
     }
@@ -108,10 +112,10 @@ fn paths<R: Rules>(b: &Board, depth: u32, lists: &mut [MoveList]) -> u64 {
 }
 
 fn unique<R: Rules>(
-    b: &Board,
+    b: &Board<R::B>,
     depth: u32,
     lists: &mut [MoveList],
-    keys: &mut Vec<(u32, u32, u64)>,
+    keys: &mut Vec<(u32, u32, Wide)>,
 ) -> u64 {
     if depth == 1 {
         return movegen::count_unique::<R>(b, keys);

@@ -1,8 +1,9 @@
 //! Validated positions: pieces, side to move, hash; legal moves and playing them.
 
-use crate::geometry::{Bits, Geometry, Square};
+use crate::bitset::{Bits, Bitset, Wide};
+use crate::geometry::{Geometry, Square};
 use crate::huffing;
-use crate::movegen::{self, Board, ListSink, dispatch};
+use crate::movegen::{self, Board, ListSink, Rules, dispatch};
 use crate::moves::{Move, MoveList};
 use crate::variant::{Color, Variant};
 use crate::zobrist;
@@ -20,27 +21,27 @@ pub struct Piece {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Bitboards {
     /// Pieces of each side, indexed by [`Color::index`].
-    pub pieces: [u64; 2],
+    pub pieces: [Wide; 2],
     /// Kings of both sides.
-    pub kings: u64,
+    pub kings: Wide,
 }
 
 impl Bitboards {
     /// A side's men.
     #[inline(always)]
-    pub fn men(&self, color: Color) -> u64 {
+    pub fn men(&self, color: Color) -> Wide {
         self.pieces[color.index()] & !self.kings
     }
 
     /// A side's kings.
     #[inline(always)]
-    pub fn kings_of(&self, color: Color) -> u64 {
+    pub fn kings_of(&self, color: Color) -> Wide {
         self.pieces[color.index()] & self.kings
     }
 
     /// Empty dark squares.
     #[inline(always)]
-    pub fn empty(&self, g: Geometry) -> u64 {
+    pub fn empty(&self, g: Geometry) -> Wide {
         g.valid() & !(self.pieces[0] | self.pieces[1])
     }
 }
@@ -70,7 +71,7 @@ pub enum PositionError {
     /// A man on the row where it would already have been crowned (square number given).
     ManOnPromotionRow { color: Color, square: u32 },
     /// Bitboard bits that are not squares of the board (the mask of them given).
-    BitsOffBoard(u64),
+    BitsOffBoard(Wide),
     /// Offending pieces (huffing) given for a variant without huffing.
     OffendingWithoutHuffing,
     /// An offending square that holds no piece of the side that just moved
@@ -119,11 +120,11 @@ pub struct Position {
     variant: Variant,
     side: Color,
     /// Pieces of each side by colour index, as bitboards in the variant's layout.
-    pieces: [u64; 2],
-    kings: u64,
+    pieces: [Wide; 2],
+    kings: Wide,
     /// Huffing: pieces of the side that just moved which declined a capture
     /// and may be removed now (always 0 without huffing).
-    offending: u64,
+    offending: Wide,
     hash: u64,
 }
 
@@ -157,13 +158,13 @@ impl Position {
     pub fn from_setup(setup: &Setup) -> Result<Position, PositionError> {
         let variant = setup.variant;
         let g = variant.geometry();
-        let mut pieces = [0u64; 2];
-        let mut kings = 0u64;
+        let mut pieces: [Wide; 2] = [0; 2];
+        let mut kings: Wide = 0;
         for &(sq, piece) in &setup.pieces {
             if sq.0 as usize >= g.squares() {
                 return Err(PositionError::SquareOffBoard(sq));
             }
-            let bit = 1u64 << g.bit(sq);
+            let bit = 1 << g.bit(sq);
             if (pieces[0] | pieces[1]) & bit != 0 {
                 return Err(PositionError::DuplicateSquare(variant.square_number(sq)));
             }
@@ -238,7 +239,7 @@ impl Position {
         Ok(Position::from_bitboards(variant, side, bb.pieces, bb.kings))
     }
 
-    fn from_bitboards(variant: Variant, side: Color, pieces: [u64; 2], kings: u64) -> Position {
+    fn from_bitboards(variant: Variant, side: Color, pieces: [Wide; 2], kings: Wide) -> Position {
         let mut p = Position {
             variant,
             side,
@@ -271,15 +272,15 @@ impl Position {
     /// list is accepted by every variant.
     pub fn with_offending(&self, squares: &[Square]) -> Result<Position, PositionError> {
         let g = self.geometry();
-        let mut bits = 0u64;
+        let mut bits: Wide = 0;
         for &sq in squares {
             if sq.0 as usize >= g.squares() {
                 return Err(PositionError::SquareOffBoard(sq));
             }
-            if !self.variant.rules().huffing {
+            if !self.variant.huffing() {
                 return Err(PositionError::OffendingWithoutHuffing);
             }
-            let bit = 1u64 << g.bit(sq);
+            let bit = 1 << g.bit(sq);
             if self.pieces[self.side.opponent().index()] & bit == 0 {
                 return Err(PositionError::OffendingNotOpponent(
                     self.variant.square_number(sq),
@@ -345,7 +346,7 @@ impl Position {
         if sq.0 as usize >= g.squares() {
             return None;
         }
-        let bit = 1u64 << g.bit(sq);
+        let bit = 1 << g.bit(sq);
         let king = self.kings & bit != 0;
         if self.pieces[0] & bit != 0 {
             Some(Piece {
@@ -393,7 +394,7 @@ impl Position {
     }
 
     #[inline(always)]
-    pub(crate) fn generator_board(&self) -> Board {
+    pub(crate) fn generator_board(&self) -> Board<Wide> {
         Board {
             us: self.pieces[self.side.index()],
             them: self.pieces[self.side.opponent().index()],
@@ -407,12 +408,12 @@ impl Position {
     #[inline]
     pub fn legal_moves_into(&self, list: &mut MoveList) {
         let b = self.generator_board();
-        if self.variant.rules().huffing {
+        if self.variant.huffing() {
             return huffing::legal_moves(self.variant, &b, self.offending, list);
         }
         list.clear();
         let mut sink = ListSink { list, best: 0 };
-        dispatch!(self.variant, R => movegen::generate::<R, _>(&b, &mut sink));
+        dispatch!(self.variant, R => movegen::generate::<R, _>(&b.narrow::<<R as Rules>::B>(), &mut sink));
     }
 
     /// Every legal move.
@@ -426,10 +427,10 @@ impl Position {
     #[inline]
     pub fn count_legal_moves(&self) -> u64 {
         let b = self.generator_board();
-        if self.variant.rules().huffing {
+        if self.variant.huffing() {
             return huffing::count(self.variant, &b, self.offending);
         }
-        dispatch!(self.variant, R => movegen::count::<R>(&b))
+        dispatch!(self.variant, R => movegen::count::<R>(&b.narrow::<<R as Rules>::B>()))
     }
 
     /// Number of legal moves `color` would have if it were to move here
@@ -445,7 +446,7 @@ impl Position {
                 side: color,
             };
         }
-        if self.variant.rules().huffing {
+        if self.variant.huffing() {
             let offending = if color == self.side {
                 self.offending
             } else {
@@ -453,13 +454,13 @@ impl Position {
             };
             return huffing::count(self.variant, &b, offending);
         }
-        dispatch!(self.variant, R => movegen::count::<R>(&b))
+        dispatch!(self.variant, R => movegen::count::<R>(&b.narrow::<<R as Rules>::B>()))
     }
 
     /// Whether the side to move must capture (never under huffing, where
     /// capturing is optional).
     pub fn must_capture(&self) -> bool {
-        if self.variant.rules().huffing {
+        if self.variant.huffing() {
             return false;
         }
         let mut list = MoveList::new();
@@ -491,7 +492,7 @@ impl Position {
     /// Playing anything else leaves an inconsistent position.
     #[inline]
     pub fn play_unchecked(&mut self, m: &Move) {
-        if self.variant.rules().huffing {
+        if self.variant.huffing() {
             return self.play_huffing(m);
         }
         self.play_on_board(m);
@@ -517,31 +518,51 @@ impl Position {
         self.hash ^= zobrist::offending(self.offending);
     }
 
-    /// Moves the pieces of an ordinary move and passes the turn.
+    /// Moves the pieces of an ordinary move and passes the turn, computing
+    /// in the board's own integer width.
     #[inline(always)]
     fn play_on_board(&mut self, m: &Move) {
+        if self.variant.wide_board() {
+            self.play_in::<u128>(m)
+        } else {
+            self.play_in::<u64>(m)
+        }
+    }
+
+    #[inline(always)]
+    fn play_in<B: Bitset>(&mut self, m: &Move) {
         let us = self.side.index();
         let them = 1 - us;
         let from = m.origin_bit();
         let to = m.dest_bit();
-        let was_king = self.kings & (1 << from) != 0;
+        let (mut mine, mut theirs, mut kings) = (
+            B::narrow(self.pieces[us]),
+            B::narrow(self.pieces[them]),
+            B::narrow(self.kings),
+        );
+        let (from_bit, to_bit) = (B::bit(from), B::bit(to));
+        let was_king = !(kings & from_bit).is_empty();
         let is_king = was_king || m.promotes();
         // Captures first: where taken pieces leave the board at once (Thai)
         // a king may end its move on the square of a piece it took.
         let mut h = self.hash;
-        let captured = m.captured_bits();
-        if captured != 0 {
+        let captured = B::narrow(m.captured_bits());
+        if !captured.is_empty() {
             for b in Bits(captured) {
-                h ^= zobrist::piece(them, self.kings & (1 << b) != 0, b);
+                h ^= zobrist::piece(them, !(kings & B::bit(b)).is_empty(), b);
             }
-            self.pieces[them] &= !captured;
-            self.kings &= !captured;
+            theirs &= !captured;
+            kings &= !captured;
         }
-        self.pieces[us] &= !(1 << from);
-        self.pieces[us] |= 1 << to;
-        self.kings &= !(1 << from);
-        self.kings |= (is_king as u64) << to;
+        mine = (mine & !from_bit) | to_bit;
+        kings &= !from_bit;
+        if is_king {
+            kings |= to_bit;
+        }
         h ^= zobrist::piece(us, was_king, from) ^ zobrist::piece(us, is_king, to);
+        self.pieces[us] = mine.wide();
+        self.pieces[them] = theirs.wide();
+        self.kings = kings.wide();
         self.hash = h ^ zobrist::WHITE_TO_MOVE;
         self.side = self.side.opponent();
     }
@@ -551,8 +572,8 @@ impl Position {
     /// sides have the same rules (all current ones); the side to move swaps too.
     pub fn colour_flipped(&self) -> Position {
         let g = self.geometry();
-        let flip = |bb: u64| {
-            let mut out = 0u64;
+        let flip = |bb: Wide| {
+            let mut out: Wide = 0;
             for b in Bits(bb) {
                 let sq = g.square(b);
                 let mirrored = Square((g.squares() - 1 - sq.0 as usize) as u8);
@@ -630,8 +651,8 @@ mod tests {
         assert_eq!(p.hash(), q.hash());
 
         let g = Geometry::EIGHT;
-        let bit = |n: u8| 1u64 << g.bit(Square(n - 1));
-        let check = |pieces: [u64; 2], kings: u64| {
+        let bit = |n: u8| 1 << g.bit(Square(n - 1));
+        let check = |pieces: [Wide; 2], kings: Wide| {
             Position::from_bitboards_checked(
                 Variant::English,
                 Color::Black,

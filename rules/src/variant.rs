@@ -11,9 +11,8 @@
 //!   generator's score function.
 //! - Thai (the king lands right behind its victim) and Finnish folk rules with
 //!   give-away: a flag each; the landing loop and the end-of-game check read it.
-//! - Canadian (12x12): a [`Geometry`] of size 12 and a 128-bit board type; the
-//!   generator's shifts already come from the geometry, so the change is the
-//!   bitboard integer, not the rules.
+//! - Canadian (12x12): a [`Geometry`] of size 12, generated with a 128-bit
+//!   board integer (`movegen::Rules::B`); the rules are International's.
 //! - Turkish, Frisian, Dameo (orthogonal moves or captures) and Konane need
 //!   orthogonal steps, which the bit layout here does not provide: they get a
 //!   geometry of their own.
@@ -172,11 +171,13 @@ pub enum Variant {
     /// Finnish folk tammi with huffing (RULES.md §4.3): captures are optional
     /// and a declined capture may be punished by removing the offender.
     FinnishHuffing,
+    /// Canadian draughts: International rules on a 12x12 board, 30 men each.
+    Canadian,
 }
 
 impl Variant {
     /// Every implemented variant.
-    pub const ALL: [Variant; 14] = [
+    pub const ALL: [Variant; 15] = [
         Variant::English,
         Variant::Italian,
         Variant::International,
@@ -191,6 +192,7 @@ impl Variant {
         Variant::RussianGiveaway,
         Variant::InternationalGiveaway,
         Variant::FinnishHuffing,
+        Variant::Canadian,
     ];
 
     /// Other names accepted on the command line and in files.
@@ -217,6 +219,7 @@ impl Variant {
             Variant::RussianGiveaway => "russian-giveaway",
             Variant::InternationalGiveaway => "international-giveaway",
             Variant::FinnishHuffing => "finnish:huffing",
+            Variant::Canadian => "canadian",
         }
     }
 
@@ -237,11 +240,25 @@ impl Variant {
             Variant::Czech => 29,
             Variant::Portuguese => 28,
             Variant::Thai => 31,
+            Variant::Canadian => 27,
             Variant::EnglishGiveaway
             | Variant::FinnishGiveaway
             | Variant::RussianGiveaway
             | Variant::InternationalGiveaway => self.base().pdn_game_type() + 100,
         }
+    }
+
+    /// Whether the variant is played with huffing ([`RuleSet::huffing`]).
+    /// A table lookup: positions ask at every move they generate or play.
+    #[inline(always)]
+    pub fn huffing(self) -> bool {
+        FLAGS[self as usize] & HUFFING_FLAG != 0
+    }
+
+    /// Whether the board's bit layout needs more than 64 bits (12x12).
+    #[inline(always)]
+    pub fn wide_board(self) -> bool {
+        FLAGS[self as usize] & WIDE_FLAG != 0
     }
 
     /// The game whose move generator a variant uses: the base game of a
@@ -282,6 +299,7 @@ impl Variant {
             Variant::Czech => CZECH,
             Variant::Portuguese => PORTUGUESE,
             Variant::Thai => THAI,
+            Variant::Canadian => CANADIAN,
             Variant::EnglishGiveaway
             | Variant::FinnishGiveaway
             | Variant::RussianGiveaway
@@ -343,6 +361,29 @@ impl Variant {
         format!("{side}:W{}-{}:B1-{}", n - men + 1, n, men)
     }
 }
+
+const HUFFING_FLAG: u8 = 1;
+const WIDE_FLAG: u8 = 2;
+
+/// Rule flags asked for at every node, per variant (indexed by
+/// discriminant), so that asking costs a load instead of building a `RuleSet`.
+const FLAGS: [u8; Variant::ALL.len()] = {
+    let mut table = [0; Variant::ALL.len()];
+    let mut i = 0;
+    while i < Variant::ALL.len() {
+        let rules = Variant::ALL[i].rules();
+        let mut flags = 0;
+        if rules.huffing {
+            flags |= HUFFING_FLAG;
+        }
+        if rules.geometry.valid() > u64::MAX as u128 {
+            flags |= WIDE_FLAG;
+        }
+        table[Variant::ALL[i] as usize] = flags;
+        i += 1;
+    }
+    table
+};
 
 impl fmt::Display for Variant {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -461,6 +502,14 @@ pub const INTERNATIONAL: RuleSet = RuleSet {
     promotion_in_capture: PromotionInCapture::OnlyAtEnd,
     precedence: CapturePrecedence::Majority,
     ..RUSSIAN
+};
+
+/// Canadian draughts (VARIANTS.md): International rules on the 12x12 board,
+/// five rows of men each.
+pub const CANADIAN: RuleSet = RuleSet {
+    geometry: Geometry::TWELVE,
+    setup_rows: 5,
+    ..INTERNATIONAL
 };
 
 /// Brazilian draughts: International rules on the 8x8 board.

@@ -9,13 +9,13 @@ const fn splitmix(state: u64) -> (u64, u64) {
     (state, z ^ (z >> 31))
 }
 
-const fn make_keys() -> [[u64; 64]; 4] {
-    let mut keys = [[0u64; 64]; 4];
+const fn make_keys() -> [[u64; 128]; 4] {
+    let mut keys = [[0u64; 128]; 4];
     let mut state = 0x007A_1111_u64;
     let mut kind = 0;
     while kind < 4 {
         let mut bit = 0;
-        while bit < 64 {
+        while bit < 128 {
             let (s, k) = splitmix(state);
             state = s;
             keys[kind][bit] = k;
@@ -27,7 +27,7 @@ const fn make_keys() -> [[u64; 64]; 4] {
 }
 
 /// Keys indexed by `[color * 2 + is_king][bit]`.
-pub(crate) const PIECE_KEYS: [[u64; 64]; 4] = make_keys();
+pub(crate) const PIECE_KEYS: [[u64; 128]; 4] = make_keys();
 
 /// Key xor-ed in when white is to move.
 pub(crate) const WHITE_TO_MOVE: u64 = splitmix(0x00C0_FFEE).1;
@@ -38,11 +38,11 @@ pub(crate) fn piece(color: usize, king: bool, bit: u32) -> u64 {
     PIECE_KEYS[color * 2 + king as usize][bit as usize]
 }
 
-const fn make_offending_keys() -> [u64; 64] {
-    let mut keys = [0u64; 64];
+const fn make_offending_keys() -> [u64; 128] {
+    let mut keys = [0u64; 128];
     let mut state = 0x4855_4646_u64;
     let mut bit = 0;
-    while bit < 64 {
+    while bit < 128 {
         let (s, k) = splitmix(state);
         state = s;
         keys[bit] = k;
@@ -52,11 +52,11 @@ const fn make_offending_keys() -> [u64; 64] {
 }
 
 /// Keys of the offending pieces (huffing), indexed by bit.
-const OFFENDING_KEYS: [u64; 64] = make_offending_keys();
+const OFFENDING_KEYS: [u64; 128] = make_offending_keys();
 
 /// Key of a set of offending pieces.
 #[inline]
-pub(crate) fn offending(bits: u64) -> u64 {
+pub(crate) fn offending(bits: crate::bitset::Wide) -> u64 {
     let mut h = 0;
     let mut b = bits;
     while b != 0 {

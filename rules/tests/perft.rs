@@ -100,6 +100,15 @@ fn thai_to_depth_8() {
 }
 
 #[test]
+fn canadian_to_depth_7() {
+    // Cross-checked by the reference generator to depth 6
+    // (tests/reference.rs, `reference_reproduces_canadian_perft_6`).
+    let expected = [11, 121, 1222, 10053, 79049, 584100, 4369366];
+    check(Variant::Canadian, &expected, PerftMode::Paths);
+    check(Variant::Canadian, &expected, PerftMode::Unique);
+}
+
+#[test]
 fn finnish_huffing_to_depth_8() {
     // Cross-checked to depth 6 by the reference generator (tests/reference.rs).
     let expected = [7, 49, 379, 2949, 25534, 218661, 1968811, 17714645];

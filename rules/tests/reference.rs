@@ -138,6 +138,11 @@ fn rules(v: Variant) -> Rules {
         Variant::FinnishGiveaway => rules(Variant::Finnish),
         Variant::RussianGiveaway => rules(Variant::Russian),
         Variant::InternationalGiveaway => rules(Variant::International),
+        // VARIANTS.md: Canadian is International on 12x12.
+        Variant::Canadian => Rules {
+            size: 12,
+            ..rules(Variant::International)
+        },
         // RULES.md §4.3: folk tammi with huffing.
         Variant::FinnishHuffing => Rules {
             huffing: true,
@@ -839,6 +844,7 @@ variant_properties!(czech, Variant::Czech, 1000, 40000);
 variant_properties!(portuguese, Variant::Portuguese, 1000, 40000);
 variant_properties!(thai, Variant::Thai, 1000, 40000);
 variant_properties!(finnish_huffing, Variant::FinnishHuffing, 1000, 20000);
+variant_properties!(canadian, Variant::Canadian, 300, 10000);
 
 /// Perft `Paths` counts every capture path, `Unique` counts moves with the same
 /// origin, destination and captured set once (checked against the reference to depth 2).
@@ -919,7 +925,7 @@ fn reference_numbering_agrees_with_rules_md() {
 fn reference_reproduces_published_perft() {
     // Folk tammi gives the English figures (RULES.md §6.5): its first kings
     // appear at ply 8 and have not moved yet.
-    let table: [(Variant, &[u64]); 10] = [
+    let table: [(Variant, &[u64]); 11] = [
         (Variant::English, &[7, 49, 302, 1469, 7361, 36768]),
         (Variant::Italian, &[7, 49, 302, 1469, 7361, 36473]),
         (Variant::International, &[9, 81, 658, 4265, 27117]),
@@ -932,6 +938,9 @@ fn reference_reproduces_published_perft() {
         (Variant::Thai, &[7, 49, 392, 3136, 26592, 218695]),
         // Huffing: declined captures and removals from ply 3 on.
         (Variant::FinnishHuffing, &[7, 49, 379, 2949, 25534, 218661]),
+        // Canadian: the crate's figures (tests/perft.rs), reproduced on a
+        // board the reference builds from the square numbers alone.
+        (Variant::Canadian, &[11, 121, 1222, 10053, 79049]),
     ];
     for (v, expected) in table {
         let b = Board::from_position(&Position::start(v));
@@ -1232,4 +1241,10 @@ fn huffing_chances_arise_and_are_taken_in_random_playouts() {
     assert!(chances >= 100, "only {chances} huffing chances");
     assert!(removals >= 20, "only {removals} removals");
     assert_eq!(removals, after_removal);
+}
+
+#[test]
+fn reference_reproduces_canadian_perft_6() {
+    let b = Board::from_position(&Position::start(Variant::Canadian));
+    assert_eq!(reference_perft(&b, 6), 584_100);
 }

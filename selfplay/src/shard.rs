@@ -1,6 +1,6 @@
 //! Training shards: a small versioned binary format, written atomically.
 //!
-//! # Layout (format version 2, little-endian)
+//! # Layout (format version 3, little-endian)
 //!
 //! Header, 40 bytes:
 //!
@@ -22,7 +22,7 @@
 //! bit 0 resignation disabled, bit 1 would have resigned, bit 2 that side
 //! was white); plies (u32); then per ply: played move index (u16), legal
 //! move count (u16), side to move (u8), pieces of black, of white, kings (3 x
-//! u64 bitboards in the rules core's layout), no-progress (u16), repetitions
+//! u128 bitboards in the rules core's layout), no-progress (u16), repetitions
 //! (u16), full search (u8), root visits (u32), root W/D/L (3 x f32), policy
 //! (count x f32); then the PDN (u32 length + UTF-8).
 //!
@@ -36,8 +36,9 @@
 //!
 //! # Versions
 //!
-//! Version 1 is version 2 without end code 5 (no endgame tables); this
-//! code writes version 2 and reads both.
+//! Version 2 is version 3 with 64-bit bitboards (boards up to 10x10; a
+//! 12x12 board needs 78 bits); version 1 is version 2 without end code 5 (no
+//! endgame tables).  This code writes version 3 and reads all three.
 
 use crate::record::{GameEnd, GameRecord, Sample, result_for};
 use std::fmt;
@@ -48,9 +49,11 @@ use tammi_rules::{Color, Game, Variant, parse_fen, to_fen};
 /// Magic bytes at the start of every shard.
 pub const SHARD_MAGIC: [u8; 8] = *b"TAMMISHD";
 /// The format version this code writes; it reads every version from 1 to this.
-pub const SHARD_VERSION: u32 = 2;
+pub const SHARD_VERSION: u32 = 3;
 /// The first version whose games may end by the endgame tables.
 const TABLES_SINCE: u32 = 2;
+/// The first version with 128-bit bitboards.
+const WIDE_SINCE: u32 = 3;
 const HEADER_LEN: usize = 40;
 
 /// Why a shard could not be written or read.
@@ -296,6 +299,19 @@ impl<'a> Cursor<'a> {
             self.take(8)?.try_into().expect("8 bytes"),
         ))
     }
+    fn u128(&mut self) -> Result<u128, ShardError> {
+        Ok(u128::from_le_bytes(
+            self.take(16)?.try_into().expect("16 bytes"),
+        ))
+    }
+    /// A bitboard: 64 bits before version 3, 128 since.
+    fn bitboard(&mut self, version: u32) -> Result<u128, ShardError> {
+        if version >= WIDE_SINCE {
+            self.u128()
+        } else {
+            self.u64().map(u128::from)
+        }
+    }
     fn f32(&mut self) -> Result<f32, ShardError> {
         Ok(f32::from_le_bytes(
             self.take(4)?.try_into().expect("4 bytes"),
@@ -418,7 +434,11 @@ fn read_game(c: &mut Cursor<'_>, variant: Variant, version: u32) -> Result<GameR
         let played = c.u16()? as usize;
         let n = c.u16()? as usize;
         let side = c.u8()?;
-        let (b, w, k) = (c.u64()?, c.u64()?, c.u64()?);
+        let (b, w, k) = (
+            c.bitboard(version)?,
+            c.bitboard(version)?,
+            c.bitboard(version)?,
+        );
         let no_progress = c.u16()?;
         let repetitions = c.u16()? as u32;
         let full = c.u8()?;
