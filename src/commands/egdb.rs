@@ -26,7 +26,7 @@ pub enum EgdbCommand {
 
 #[derive(clap::Args, Debug)]
 pub struct BuildArgs {
-    /// Variant: english, italian, russian, brazilian, international, finnish.
+    /// Variant of the tables (8x8 games only; README lists the variants).
     #[arg(long, default_value = "english")]
     pub variant: Variant,
     /// Most pieces on the board (both sides together), 1 to 8.

@@ -99,7 +99,7 @@ pub type CliResult = Result<(), CliError>;
 /// `--variant` and `--backend`, shared by commands that run a network.
 #[derive(clap::Args, Debug, Clone)]
 pub struct NetArgs {
-    /// Variant: english, italian, international, russian, brazilian, finnish (a model's must match).
+    /// Variant, e.g. english, international, finnish:huffing or canadian (a model's must match; README lists all).
     #[arg(long, default_value = "english")]
     pub variant: Variant,
     /// Backend: flex (CPU), wgpu or cuda (the last two only when compiled in).
@@ -110,7 +110,7 @@ pub struct NetArgs {
 /// `--variant` and `--fen`, shared by commands that take a position.
 #[derive(clap::Args, Debug, Clone)]
 pub struct PositionArgs {
-    /// Variant: english, italian, international, russian, brazilian, finnish.
+    /// Variant, e.g. english, international, finnish:huffing or canadian (README lists all).
     #[arg(long, default_value = "english")]
     pub variant: Variant,
     /// Position in PDN FEN, e.g. "B:W21,22,K30:B1,2,K5" (default: the start position).
