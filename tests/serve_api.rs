@@ -132,6 +132,26 @@ fn game_endpoints_follow_the_rules_and_refuse_bad_input() {
     );
     assert_eq!(r.0, 422);
 
+    // Huffing: a removal is a move of its own (x15), after which the same
+    // side moves again; the 12x12 board is served like the others.
+    let (status, view) = post(
+        &server,
+        "/api/play",
+        json!({"variant": "finnish:huffing", "fen": "W:W14:B15:H15", "move": "x15"}),
+    );
+    assert_eq!(status, 200, "{view}");
+    assert_eq!(view["side_to_move"], "white", "{view}");
+    assert!(
+        view["legal"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|m| m["text"] != "x15")
+    );
+    let (status, view) = post(&server, "/api/legal", json!({"variant": "canadian"}));
+    assert_eq!(status, 200, "{view}");
+    assert_eq!(view["legal"].as_array().unwrap().len(), 11);
+
     // Openings: the English ballot deck, random plies elsewhere.
     let (status, o) = post(&server, "/api/opening", json!({"index": 5}));
     assert_eq!(status, 200);

@@ -134,8 +134,9 @@ pub struct Position {
 pub struct IllegalMove {
     /// The move that was refused.
     pub mv: Move,
-    /// The position, unchanged.
-    pub position: Position,
+    /// The position, unchanged (boxed: errors are rare, and an unboxed one
+    /// would make every `Result` of `play` as large as both).
+    pub position: Box<Position>,
 }
 
 impl std::error::Error for IllegalMove {}
@@ -483,7 +484,7 @@ impl Position {
         } else {
             Err(IllegalMove {
                 mv: *m,
-                position: *self,
+                position: Box::new(*self),
             })
         }
     }

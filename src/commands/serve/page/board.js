@@ -254,6 +254,9 @@ function clickSquare(n) {
   if (engineSide() === v.side_to_move) { message("It is the engine's turn.", "refused"); return; }
   const legal = v.legal;
   if (S.selected.length === 0) {
+    // A removal (huffing) is one click on the opponent's offending piece.
+    const removal = legal.find(m => m.path.length === 1 && m.path[0] === n);
+    if (removal) { playMove(removal.text); return; }
     if (legal.some(m => m.path[0] === n)) {
       S.selected = [n];
       message("");
