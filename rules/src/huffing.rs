@@ -8,9 +8,9 @@
 //! variants whose [`crate::RuleSet::huffing`] is set come here, so the
 //! generators of every other variant carry no trace of it.
 
-use crate::bitset::{Bits, Bitset, Wide};
+use crate::bitset::{Bits, Wide};
 use crate::geometry::Geometry;
-use crate::movegen::{self, Board, ListSink, Rules, Sink, dispatch};
+use crate::movegen::{self, Board, CountSink, ListSink, Rules, Sink, admit, dispatch};
 use crate::moves::{Move, MoveList};
 use crate::variant::{CapturePrecedence, Variant};
 
@@ -36,15 +36,19 @@ pub(crate) fn legal_moves(variant: Variant, b: &Board<Wide>, offending: Wide, li
 
 /// Number of legal moves under huffing (see [`legal_moves`]).
 pub(crate) fn count(variant: Variant, b: &Board<Wide>, offending: Wide) -> u64 {
-    let mut list = CountOnly::default();
+    let can_capture = capturers(variant, b) != 0;
     dispatch!(variant, R => {
         let b = b.narrow::<<R as Rules>::B>();
-        movegen::generate::<R, _>(&b, &mut list);
-        if list.captures > 0 {
-            movegen::simple_moves_only::<R, _>(&b, &mut list);
+        // The base rules count the captures when there are any, else the
+        // simple moves; with captures, the simple moves are legal too.
+        let mut n = movegen::count::<R>(&b);
+        if can_capture {
+            let mut simple = CountSink { count: 0, best: 0 };
+            movegen::simple_moves_only::<R, _>(&b, &mut simple);
+            n += simple.count;
         }
-    });
-    list.simple + list.captures + offending.count_ones() as u64
+        n + offending.count_ones() as u64
+    })
 }
 
 /// The pieces of the side to move in `b` that could capture now (the origins
@@ -63,9 +67,9 @@ pub(crate) fn offenders_after(capturers: Wide, m: &Move) -> Wide {
     if capturers == 0 || m.is_capture() {
         return 0;
     }
-    let from = Wide::bit(m.origin_bit());
+    let from: Wide = 1 << m.origin_bit();
     let moved = if capturers & from != 0 {
-        Wide::bit(m.dest_bit())
+        1 << m.dest_bit()
     } else {
         0
     };
@@ -94,49 +98,11 @@ impl Sink for OriginSink {
         _promotes: bool,
         score: u64,
     ) {
-        if prec != CapturePrecedence::Free && score != self.best {
-            if score < self.best {
-                return;
-            }
-            self.best = score;
-            self.origins = 0;
+        match admit(prec, &mut self.best, score) {
+            None => return,
+            Some(true) => self.origins = 0,
+            Some(false) => {}
         }
         self.origins |= 1 << from;
-    }
-}
-
-/// Counts simple moves and captures separately, without listing them.
-#[derive(Default)]
-struct CountOnly {
-    simple: u64,
-    captures: u64,
-    best: u64,
-}
-
-impl Sink for CountOnly {
-    const BULK: bool = false;
-    #[inline(always)]
-    fn simple(&mut self, _g: Geometry, _from: u32, _to: u32, _promotes: bool) {
-        self.simple += 1;
-    }
-    #[inline(always)]
-    fn capture(
-        &mut self,
-        _g: Geometry,
-        prec: CapturePrecedence,
-        _from: u32,
-        _path: &[u8],
-        _captured: Wide,
-        _promotes: bool,
-        score: u64,
-    ) {
-        if prec != CapturePrecedence::Free && score != self.best {
-            if score < self.best {
-                return;
-            }
-            self.best = score;
-            self.captures = 0;
-        }
-        self.captures += 1;
     }
 }

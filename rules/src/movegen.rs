@@ -247,7 +247,7 @@ pub(crate) trait Sink {
 /// if it is beaten by a capture already kept, `Some(true)` if it beats all
 /// of them (they are dropped), `Some(false)` if it ranks with them.
 #[inline(always)]
-fn admit(prec: CapturePrecedence, best: &mut u64, score: u64) -> Option<bool> {
+pub(crate) fn admit(prec: CapturePrecedence, best: &mut u64, score: u64) -> Option<bool> {
     if prec == CapturePrecedence::Free || score == *best {
         Some(false)
     } else if score > *best {
