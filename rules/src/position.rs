@@ -119,14 +119,62 @@ impl std::error::Error for PositionError {}
 pub struct Position {
     variant: Variant,
     side: Color,
-    /// Pieces of each side by colour index, as bitboards in the variant's layout.
-    pieces: [Wide; 2],
-    kings: Wide,
-    /// Huffing: pieces of the side that just moved which declined a capture
-    /// and may be removed now (always 0 without huffing).
-    offending: Wide,
+    /// Bits 0..64 of the bitboards in the variant's layout, by [`BoardSet`]
+    /// index: black's pieces, white's pieces, kings, and (huffing) the pieces
+    /// of the side that just moved which declined a capture and may be
+    /// removed now.  Split from `high` so that a position of a 64-bit board
+    /// stays small and is played with 64-bit operations.
+    low: [u64; 4],
+    /// Bits 64..80 of the same bitboards (only a 12x12 board has them).
+    high: [u16; 4],
     hash: u64,
 }
+
+/// Index of a bitboard in [`Position`]'s `low` and `high` (the pieces of a
+/// side are at its [`Color::index`]).
+type BoardSet = usize;
+const KINGS: BoardSet = 2;
+const OFFENDING: BoardSet = 3;
+
+/// The start position of a variant, built at compile time: men on the
+/// `setup_rows` nearest rows of each side, the rules' first mover to move.
+const fn start_of(variant: Variant) -> Position {
+    let rs = variant.rules();
+    let g = rs.geometry;
+    let rows = rs.setup_rows as u32;
+    let pieces = [g.top_rows(rows), g.bottom_rows(rows)];
+    let mut hash = match rs.first_to_move {
+        Color::White => zobrist::WHITE_TO_MOVE,
+        Color::Black => 0,
+    };
+    let mut color = 0;
+    while color < 2 {
+        let mut bits = pieces[color];
+        while bits != 0 {
+            hash ^= zobrist::PIECE_KEYS[color * 2][bits.trailing_zeros() as usize];
+            bits &= bits - 1;
+        }
+        color += 1;
+    }
+    Position {
+        variant,
+        side: rs.first_to_move,
+        low: [pieces[0] as u64, pieces[1] as u64, 0, 0],
+        high: [(pieces[0] >> 64) as u16, (pieces[1] >> 64) as u16, 0, 0],
+        hash,
+    }
+}
+
+/// [`Position::start`] of every variant, indexed by discriminant.
+const STARTS: [Position; Variant::ALL.len()] = {
+    let mut table = [start_of(Variant::English); Variant::ALL.len()];
+    let mut i = 0;
+    while i < Variant::ALL.len() {
+        table[Variant::ALL[i] as usize] = start_of(Variant::ALL[i]);
+        i += 1;
+    }
+    table
+};
 
 /// The error of a checked [`Position::play`]: the move is not legal here.
 /// (Printed in the variant's notation: its `Display` lives in `notation`.)
@@ -142,17 +190,32 @@ pub struct IllegalMove {
 impl std::error::Error for IllegalMove {}
 
 impl Position {
+    /// A bitboard, all bits.
+    #[inline(always)]
+    fn get(&self, i: BoardSet) -> Wide {
+        self.low[i] as Wide | (self.high[i] as Wide) << 64
+    }
+
+    /// A bitboard in the board's own width (the caller knows it fits).
+    #[inline(always)]
+    fn get_as<B: Bitset>(&self, i: BoardSet) -> B {
+        B::narrow(self.get(i))
+    }
+
+    #[inline(always)]
+    fn set(&mut self, i: BoardSet, bits: Wide) {
+        self.low[i] = bits as u64;
+        self.high[i] = (bits >> 64) as u16;
+    }
+
+    #[inline(always)]
+    fn set_as<B: Bitset>(&mut self, i: BoardSet, bits: B) {
+        self.set(i, bits.wide());
+    }
+
     /// The standard starting position of a variant.
     pub fn start(variant: Variant) -> Position {
-        let rs = variant.rules();
-        let g = rs.geometry;
-        let rows = rs.setup_rows as u32;
-        Position::from_bitboards(
-            variant,
-            rs.first_to_move,
-            [g.top_rows(rows), g.bottom_rows(rows)],
-            0,
-        )
+        STARTS[variant as usize]
     }
 
     /// Builds a position from a setup, checking that it could occur in play.
@@ -244,11 +307,13 @@ impl Position {
         let mut p = Position {
             variant,
             side,
-            pieces,
-            kings,
-            offending: 0,
+            low: [0; 4],
+            high: [0; 4],
             hash: 0,
         };
+        p.set(0, pieces[0]);
+        p.set(1, pieces[1]);
+        p.set(KINGS, kings);
         p.hash = p.compute_hash();
         p
     }
@@ -261,11 +326,11 @@ impl Position {
             0
         };
         for color in 0..2 {
-            for b in Bits(self.pieces[color]) {
-                h ^= zobrist::piece(color, self.kings & (1 << b) != 0, b);
+            for b in Bits(self.get(color)) {
+                h ^= zobrist::piece(color, self.get(KINGS) & (1 << b) != 0, b);
             }
         }
-        h ^ zobrist::offending(self.offending)
+        h ^ zobrist::offending(self.get(OFFENDING))
     }
 
     /// The same position with the given pieces of the side that just moved
@@ -282,7 +347,7 @@ impl Position {
                 return Err(PositionError::OffendingWithoutHuffing);
             }
             let bit = 1 << g.bit(sq);
-            if self.pieces[self.side.opponent().index()] & bit == 0 {
+            if self.get(self.side.opponent().index()) & bit == 0 {
                 return Err(PositionError::OffendingNotOpponent(
                     self.variant.square_number(sq),
                 ));
@@ -290,7 +355,7 @@ impl Position {
             bits |= bit;
         }
         let mut p = *self;
-        p.offending = bits;
+        p.set(OFFENDING, bits);
         p.hash = p.compute_hash();
         Ok(p)
     }
@@ -300,7 +365,7 @@ impl Position {
     /// §4.3).  Always empty without huffing.
     pub fn offending(&self) -> impl Iterator<Item = Square> + '_ {
         let g = self.geometry();
-        Bits(self.offending).map(move |b| g.square(b))
+        Bits(self.get(OFFENDING)).map(move |b| g.square(b))
     }
 
     /// The setup of this position (for printing or editing).
@@ -336,8 +401,8 @@ impl Position {
     #[inline(always)]
     pub fn bitboards(&self) -> Bitboards {
         Bitboards {
-            pieces: self.pieces,
-            kings: self.kings,
+            pieces: [self.get(0), self.get(1)],
+            kings: self.get(KINGS),
         }
     }
 
@@ -348,13 +413,13 @@ impl Position {
             return None;
         }
         let bit = 1 << g.bit(sq);
-        let king = self.kings & bit != 0;
-        if self.pieces[0] & bit != 0 {
+        let king = self.get(KINGS) & bit != 0;
+        if self.get(0) & bit != 0 {
             Some(Piece {
                 color: Color::Black,
                 king,
             })
-        } else if self.pieces[1] & bit != 0 {
+        } else if self.get(1) & bit != 0 {
             Some(Piece {
                 color: Color::White,
                 king,
@@ -367,7 +432,7 @@ impl Position {
     /// Every piece with its square, in square order.
     pub fn pieces_iter(&self) -> impl Iterator<Item = (Square, Piece)> + '_ {
         let g = self.geometry();
-        Bits(self.pieces[0] | self.pieces[1]).map(move |b| {
+        Bits(self.get(0) | self.get(1)).map(move |b| {
             let sq = g.square(b);
             (sq, self.piece_at(sq).expect("occupied bit"))
         })
@@ -375,46 +440,53 @@ impl Position {
 
     /// Number of men and kings of a side.
     pub fn count(&self, color: Color) -> (u32, u32) {
-        let p = self.pieces[color.index()];
+        let p = self.get(color.index());
         (
-            (p & !self.kings).count_ones(),
-            (p & self.kings).count_ones(),
+            (p & !self.get(KINGS)).count_ones(),
+            (p & self.get(KINGS)).count_ones(),
         )
     }
 
     /// Squares of a side's men.
     pub fn men(&self, color: Color) -> impl Iterator<Item = Square> + '_ {
         let g = self.geometry();
-        Bits(self.pieces[color.index()] & !self.kings).map(move |b| g.square(b))
+        Bits(self.get(color.index()) & !self.get(KINGS)).map(move |b| g.square(b))
     }
 
     /// Squares of a side's kings.
     pub fn kings(&self, color: Color) -> impl Iterator<Item = Square> + '_ {
         let g = self.geometry();
-        Bits(self.pieces[color.index()] & self.kings).map(move |b| g.square(b))
+        Bits(self.get(color.index()) & self.get(KINGS)).map(move |b| g.square(b))
     }
 
+    /// The pieces as the generator sees them, in any width that holds the board.
     #[inline(always)]
-    pub(crate) fn generator_board(&self) -> Board<Wide> {
+    pub(crate) fn board<B: Bitset>(&self) -> Board<B> {
         Board {
-            us: self.pieces[self.side.index()],
-            them: self.pieces[self.side.opponent().index()],
-            kings: self.kings,
+            us: self.get_as(self.side.index()),
+            them: self.get_as(self.side.opponent().index()),
+            kings: self.get_as(KINGS),
             side: self.side,
         }
+    }
+
+    /// [`Position::board`] in the widest integer.
+    #[inline(always)]
+    pub(crate) fn generator_board(&self) -> Board<Wide> {
+        self.board()
     }
 
     /// Writes every legal move into `list` (cleared first).  Reusing one list
     /// avoids allocation in search loops.
     #[inline]
     pub fn legal_moves_into(&self, list: &mut MoveList) {
-        let b = self.generator_board();
         if self.variant.huffing() {
-            return huffing::legal_moves(self.variant, &b, self.offending, list);
+            let b = self.generator_board();
+            return huffing::legal_moves(self.variant, &b, self.get(OFFENDING), list);
         }
         list.clear();
         let mut sink = ListSink { list, best: 0 };
-        dispatch!(self.variant, R => movegen::generate::<R, _>(&b.narrow::<<R as Rules>::B>(), &mut sink));
+        dispatch!(self.variant, R => movegen::generate::<R, _>(&self.board::<<R as Rules>::B>(), &mut sink));
     }
 
     /// Every legal move.
@@ -427,11 +499,11 @@ impl Position {
     /// Number of legal moves, without listing them (capture paths counted separately).
     #[inline]
     pub fn count_legal_moves(&self) -> u64 {
-        let b = self.generator_board();
         if self.variant.huffing() {
-            return huffing::count(self.variant, &b, self.offending);
+            let b = self.generator_board();
+            return huffing::count(self.variant, &b, self.get(OFFENDING));
         }
-        dispatch!(self.variant, R => movegen::count::<R>(&b.narrow::<<R as Rules>::B>()))
+        dispatch!(self.variant, R => movegen::count::<R>(&self.board::<<R as Rules>::B>()))
     }
 
     /// Number of legal moves `color` would have if it were to move here
@@ -449,7 +521,7 @@ impl Position {
         }
         if self.variant.huffing() {
             let offending = if color == self.side {
-                self.offending
+                self.get(OFFENDING)
             } else {
                 0
             };
@@ -472,7 +544,7 @@ impl Position {
     /// Whether a move resets the no-progress counters: it moves a man or
     /// takes a piece (a capture or a removal).
     pub fn is_irreversible(&self, m: &Move) -> bool {
-        m.takes_piece() || self.kings & (1 << m.origin_bit()) == 0
+        m.takes_piece() || self.get(KINGS) & (1 << m.origin_bit()) == 0
     }
 
     /// Plays a move after checking that it is legal.
@@ -503,20 +575,21 @@ impl Position {
     /// and keeps the side to move; any other move clears the right to remove
     /// and leaves the mover's declined capturers offending.
     fn play_huffing(&mut self, m: &Move) {
-        self.hash ^= zobrist::offending(self.offending);
-        self.offending = 0;
+        self.hash ^= zobrist::offending(self.get(OFFENDING));
+        self.set(OFFENDING, 0);
         if m.is_removal() {
             let them = self.side.opponent().index();
-            let bit = m.origin_bit();
-            self.hash ^= zobrist::piece(them, self.kings & (1 << bit) != 0, bit);
-            self.pieces[them] &= !(1 << bit);
-            self.kings &= !(1 << bit);
+            let bit: Wide = 1 << m.origin_bit();
+            let king = self.get(KINGS) & bit != 0;
+            self.hash ^= zobrist::piece(them, king, m.origin_bit());
+            self.set(them, self.get(them) & !bit);
+            self.set(KINGS, self.get(KINGS) & !bit);
             return;
         }
         let capturers = huffing::capturers(self.variant, &self.generator_board());
         self.play_on_board(m);
-        self.offending = huffing::offenders_after(capturers, m);
-        self.hash ^= zobrist::offending(self.offending);
+        self.set(OFFENDING, huffing::offenders_after(capturers, m));
+        self.hash ^= zobrist::offending(self.get(OFFENDING));
     }
 
     /// Moves the pieces of an ordinary move and passes the turn, computing
@@ -537,9 +610,9 @@ impl Position {
         let from = m.origin_bit();
         let to = m.dest_bit();
         let (mut mine, mut theirs, mut kings) = (
-            B::narrow(self.pieces[us]),
-            B::narrow(self.pieces[them]),
-            B::narrow(self.kings),
+            self.get_as::<B>(us),
+            self.get_as::<B>(them),
+            self.get_as::<B>(KINGS),
         );
         let (from_bit, to_bit) = (B::bit(from), B::bit(to));
         let was_king = !(kings & from_bit).is_empty();
@@ -561,9 +634,9 @@ impl Position {
             kings |= to_bit;
         }
         h ^= zobrist::piece(us, was_king, from) ^ zobrist::piece(us, is_king, to);
-        self.pieces[us] = mine.wide();
-        self.pieces[them] = theirs.wide();
-        self.kings = kings.wide();
+        self.set_as(us, mine);
+        self.set_as(them, theirs);
+        self.set_as(KINGS, kings);
         self.hash = h ^ zobrist::WHITE_TO_MOVE;
         self.side = self.side.opponent();
     }
@@ -585,10 +658,10 @@ impl Position {
         let mut p = Position::from_bitboards(
             self.variant,
             self.side.opponent(),
-            [flip(self.pieces[1]), flip(self.pieces[0])],
-            flip(self.kings),
+            [flip(self.get(1)), flip(self.get(0))],
+            flip(self.get(KINGS)),
         );
-        p.offending = flip(self.offending);
+        p.set(OFFENDING, flip(self.get(OFFENDING)));
         p.hash = p.compute_hash();
         p
     }
@@ -642,6 +715,23 @@ impl fmt::Display for Position {
 mod tests {
     use super::*;
     use crate::fen::parse_fen;
+
+    #[test]
+    fn compile_time_start_positions_equal_the_ones_built_at_run_time() {
+        for v in Variant::ALL {
+            let rs = v.rules();
+            let rows = rs.setup_rows as u32;
+            let g = rs.geometry;
+            let built = Position::from_bitboards(
+                v,
+                rs.first_to_move,
+                [g.top_rows(rows), g.bottom_rows(rows)],
+                0,
+            );
+            assert_eq!(Position::start(v), built, "{v}");
+            assert_eq!(Position::start(v).hash(), built.hash(), "{v}");
+        }
+    }
 
     #[test]
     fn from_bitboards_checked_round_trips_and_refuses_bad_boards() {

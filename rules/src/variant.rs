@@ -366,7 +366,8 @@ const HUFFING_FLAG: u8 = 1;
 const WIDE_FLAG: u8 = 2;
 
 /// Rule flags asked for at every node, per variant (indexed by
-/// discriminant), so that asking costs a load instead of building a `RuleSet`.
+/// discriminant), so that asking costs a load instead of building a
+/// `RuleSet`.
 const FLAGS: [u8; Variant::ALL.len()] = {
     let mut table = [0; Variant::ALL.len()];
     let mut i = 0;
