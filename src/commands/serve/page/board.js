@@ -261,8 +261,10 @@ function clickSquare(n) {
       S.selected = [n];
       message("");
     } else {
+      // Captures are compulsory when every legal move is one (not under huffing).
+      const compulsory = legal.length > 0 && legal.every(m => m.captured.length && m.path.length > 1);
       message(`Square ${n}: no legal move starts there` +
-        (v.legal.some(m => m.captured.length) ? " (a capture is compulsory)." : "."), "refused");
+        (compulsory ? " (a capture is compulsory)." : "."), "refused");
     }
     render();
     return;
