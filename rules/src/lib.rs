@@ -1,8 +1,9 @@
 //! The rules core of tammi: checkers and draughts.
 //!
-//! English/American checkers (WCDF) is the main game; Italian, Russian,
-//! Brazilian and International draughts share the same code through a
-//! [`RuleSet`] of flags.  The crate provides validated [`Position`]s, legal
+//! English/American checkers (WCDF) is the main game; the other variants
+//! (Italian, Russian, Brazilian, International, Canadian 12x12, Finnish folk
+//! tammi with or without huffing, Czech, Portuguese, Thai and the give-away
+//! games) share the same code through a [`RuleSet`] of flags.  The crate provides validated [`Position`]s, legal
 //! [`Move`]s with their full capture paths, a [`Game`] with draw rules and
 //! outcome, PDN FEN and move notation, PDN game files, Zobrist hashing and perft.
 //!
@@ -31,6 +32,7 @@ mod position;
 mod variant;
 mod zobrist;
 
+pub use bitset::Wide;
 pub use fen::{FenError, parse_fen, parse_setup, to_fen};
 pub use game::{DrawRules, EndReason, Game, GameError, Outcome};
 pub use geometry::{Direction, Geometry, Square};
