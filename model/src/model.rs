@@ -30,7 +30,7 @@ pub const WEIGHTS_FILE: &str = "weights.safetensors";
 
 /// Seeding a backend's generator and initialising a net must not interleave
 /// with another thread doing the same, or seeded nets would differ.
-static INIT_LOCK: Mutex<()> = Mutex::new(());
+pub(crate) static INIT_LOCK: Mutex<()> = Mutex::new(());
 
 /// The model card: everything needed to rebuild and trust a checkpoint.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

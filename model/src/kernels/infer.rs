@@ -412,13 +412,21 @@ pub(crate) mod tests {
 
     /// A net whose batch-norm statistics, affine terms and block scales are
     /// random (a fresh net has mean 0, variance 1, scale 0: too easy a test).
+    /// Seeded, under the lock that keeps other threads' seeding out, so a
+    /// test sees the same net on every run.
     pub(crate) fn random_net(
         net: &NetConfig,
         board: usize,
         policy: usize,
         device: &Device,
     ) -> PolicyValueNet {
+        let _guard = crate::model::INIT_LOCK
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        device.seed(0x7a11 + (board * 31 + policy) as u64);
         let mut pv = PolicyValueNetConfig::new(net.clone(), 7, board, policy).init(device);
+        // Parameters initialise lazily: materialise them while the seed holds.
+        let _ = pv.forward(Tensor::<4>::zeros([1, 7, board, board], device));
         let rand = |n: usize, lo: f64, hi: f64| {
             Tensor::<1>::random([n], Distribution::Uniform(lo, hi), device)
         };
