@@ -425,7 +425,7 @@ impl AlphaBeta {
         }
         // Under huffing captures are optional: nothing is forced, and the
         // quiescence extension (which would then search every move) is off.
-        let forced_capture = list[0].is_capture() && !pos.variant().rules().huffing;
+        let forced_capture = list[0].is_capture() && !pos.variant().huffing();
         if ply >= MAX_PLY - 1 || (depth <= 0 && !forced_capture) {
             self.lists[ply] = list;
             return (self.eval)(pos);

@@ -40,8 +40,9 @@
 //! its capture may share origin and destination: captures there take a second
 //! block, `S * S + from * S + to`, and the policy has `2 * S * S` entries.  A
 //! removal maps to `s * S + s` for the removed piece's square `s`: it holds an
-//! opponent's piece, so no move of the side to move has that index there.  Simple moves and
-//! single captures never share an index (one move per origin and destination).
+//! opponent's piece, so no move of the side to move has that index there.
+//!
+//! Simple moves and single captures never share an index (one move per origin and destination).
 //! Multi-captures with the same origin and destination but another path or
 //! another captured set do; they are merged deterministically: the index's
 //! probability is shared equally among the legal moves that map to it (see
@@ -103,7 +104,7 @@ impl Encoding {
 
     /// Number of input planes: [`PLANES`], plus one under huffing.
     pub fn planes(&self) -> usize {
-        PLANES + self.variant.rules().huffing as usize
+        PLANES + self.variant.huffing() as usize
     }
 
     /// Rows of each plane (the board's side length).
@@ -203,7 +204,7 @@ pub fn perspective(g: Geometry, side: Color, sq: Square) -> usize {
 /// doubled under huffing, where captures have a block of their own).
 pub fn policy_size(variant: Variant) -> usize {
     let s = variant.geometry().squares();
-    s * s * (1 + variant.rules().huffing as usize)
+    s * s * (1 + variant.huffing() as usize)
 }
 
 /// The policy index of a move of `pos`: `from * S + to` in perspective
@@ -213,7 +214,7 @@ pub fn policy_index(pos: &Position, mv: &Move) -> usize {
     let g = pos.geometry();
     let side = pos.side_to_move();
     let s = g.squares();
-    let block = if mv.is_capture() && pos.variant().rules().huffing {
+    let block = if mv.is_capture() && pos.variant().huffing() {
         s * s
     } else {
         0

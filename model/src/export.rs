@@ -119,7 +119,7 @@ fn planes(variant: Variant) -> Vec<PlaneInfo> {
         ),
         "repetitions: min(times this position occurred before, 2) / 2 on every dark square".into(),
     ];
-    let huffing = variant.rules().huffing.then(|| {
+    let huffing = variant.huffing().then(|| {
         "huffing: 1.0 on the opponent's offending pieces, one of which the side to move may remove"
             .to_string()
     });
@@ -240,7 +240,7 @@ pub fn export_card(model: &Model, format: &str, file: &str, bytes: &[u8]) -> Exp
                  square as perspective indices (squares table: index_top_side_to_move or \
                  index_bottom_side_to_move). Captures with several jumps use their final \
                  square; legal moves sharing an index share its probability equally.{}",
-                if variant.rules().huffing {
+                if variant.huffing() {
                     format!(
                         " Huffing: a capture adds {}; removing the opponent's piece on square \
                          index i is i * {s} + i.",
