@@ -3,7 +3,8 @@
 //! The side to move comes first, then one section per colour (either order)
 //! listing square numbers, `K` marking a king.  Ranges such as `W21-32` are
 //! accepted on input; output lists squares in increasing order without ranges.
-//! Numbers follow the variant's numbering (see [`Variant::square_number`]).
+//! Numbers follow the variant's numbering (see [`Variant::square_number`]);
+//! the full-board games write coordinates (`W:Wa2,b2:Bh7`) and read both.
 //!
 //! Huffing games (RULES.md §4.3) add a last section `H` + the squares of the
 //! offending pieces, e.g. `W:W21,22:B9,14:H14`, when the side to move may
@@ -25,7 +26,7 @@ pub enum FenError {
     BadSection(String),
     /// A square token is not a number, `K` + number, or a range.
     BadSquare(String),
-    /// A number that names no dark square of the board.
+    /// A number that names no playing square of the board.
     NotADarkSquare { number: u32, max: u32 },
     /// The placement is not a legal position.
     Position(PositionError),
@@ -48,7 +49,7 @@ impl fmt::Display for FenError {
             FenError::BadSquare(s) => write!(f, "bad square '{s}' in FEN"),
             FenError::NotADarkSquare { number, max } => write!(
                 f,
-                "square {number} is not a dark square number of this board (1-{max})"
+                "square {number} is not a square number of this board (1-{max})"
             ),
             FenError::Position(e) => write!(f, "illegal position in FEN: {e}"),
         }
@@ -105,12 +106,7 @@ fn parse_parts(variant: Variant, fen: &str) -> Result<(Setup, Vec<Square>), FenE
             .map(str::trim)
             .filter(|t| !t.is_empty())
         {
-            let n: u32 = token
-                .parse()
-                .map_err(|_| FenError::BadSquare(token.to_string()))?;
-            let sq = variant
-                .square_from_number(n)
-                .ok_or(FenError::NotADarkSquare { number: n, max })?;
+            let sq = square_of(variant, token, token, max)?;
             offending.push(sq);
         }
     }
@@ -135,14 +131,7 @@ fn parse_parts(variant: Variant, fen: &str) -> Result<(Setup, Vec<Square>), FenE
                 None => (false, token),
             };
             let number = |s: &str| -> Result<u32, FenError> {
-                let n: u32 = s
-                    .trim()
-                    .parse()
-                    .map_err(|_| FenError::BadSquare(token.to_string()))?;
-                if n == 0 || n > max {
-                    return Err(FenError::NotADarkSquare { number: n, max });
-                }
-                Ok(n)
+                square_of(variant, s, token, max).map(|sq| variant.square_number(sq))
             };
             let (lo, hi) = match body.split_once('-') {
                 Some((a, b)) => (number(a)?, number(b)?),
@@ -170,6 +159,18 @@ fn parse_parts(variant: Variant, fen: &str) -> Result<(Setup, Vec<Square>), FenE
     Ok((setup, offending))
 }
 
+/// A square of a FEN token: a number, or a coordinate on full boards.
+fn square_of(variant: Variant, text: &str, token: &str, max: u32) -> Result<Square, FenError> {
+    if let Ok(n) = text.trim().parse::<u32>() {
+        return variant
+            .square_from_number(n)
+            .ok_or(FenError::NotADarkSquare { number: n, max });
+    }
+    variant
+        .parse_square(text)
+        .ok_or_else(|| FenError::BadSquare(token.to_string()))
+}
+
 /// Reads a FEN into a legal position of `variant`.
 pub fn parse_fen(variant: Variant, fen: &str) -> Result<Position, FenError> {
     let (setup, offending) = parse_parts(variant, fen)?;
@@ -184,15 +185,15 @@ pub fn to_fen(pos: &Position) -> String {
         Color::Black => 'B',
     };
     let list = |color: Color| {
-        let mut items: Vec<(u32, bool)> = pos
+        let mut items: Vec<(u32, String, bool)> = pos
             .pieces_iter()
             .filter(|(_, p)| p.color == color)
-            .map(|(sq, p)| (v.square_number(sq), p.king))
+            .map(|(sq, p)| (v.square_number(sq), v.square_name(sq), p.king))
             .collect();
         items.sort_unstable();
         items
             .iter()
-            .map(|&(n, k)| if k { format!("K{n}") } else { n.to_string() })
+            .map(|(_, name, k)| if *k { format!("K{name}") } else { name.clone() })
             .collect::<Vec<_>>()
             .join(",")
     };

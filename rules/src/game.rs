@@ -23,6 +23,8 @@ pub enum EndReason {
     Repetition,
     /// Too many plies without a man move or a capture.
     NoProgress,
+    /// One piece against one, and the side to move cannot capture (Turkish).
+    LonePieces,
 }
 
 impl EndReason {
@@ -33,6 +35,7 @@ impl EndReason {
             EndReason::GaveAway => "gave-away",
             EndReason::Repetition => "repetition",
             EndReason::NoProgress => "no-progress",
+            EndReason::LonePieces => "lone-pieces",
         }
     }
 }
@@ -85,6 +88,9 @@ impl fmt::Display for Outcome {
                     f,
                     "draw: no man moved and nothing was captured for too long"
                 )
+            }
+            (None, EndReason::LonePieces) => {
+                write!(f, "draw: one piece against one")
             }
             (None, EndReason::NoMoves | EndReason::GaveAway) => {
                 write!(f, "draw ({})", self.reason.name())
@@ -210,9 +216,23 @@ impl Game {
                 winner: None,
                 reason: EndReason::NoProgress,
             })
+        } else if self.is_lone_pieces_draw() {
+            Some(Outcome {
+                winner: None,
+                reason: EndReason::LonePieces,
+            })
         } else {
             None
         };
+    }
+
+    /// Turkish: a piece each, and the side to move has no capture.
+    fn is_lone_pieces_draw(&self) -> bool {
+        let rules = self.position.variant().rules();
+        rules.grid.is_some_and(|g| g.lone_pieces_draw)
+            && self.position.count(Color::Black).0 + self.position.count(Color::Black).1 == 1
+            && self.position.count(Color::White).0 + self.position.count(Color::White).1 == 1
+            && !self.legal[0].is_capture()
     }
 
     /// The starting position.

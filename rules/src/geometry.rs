@@ -1,7 +1,13 @@
-//! Board geometry: how the dark squares of an `n x n` board map to bits.
+//! Board geometry: how the playing squares of an `n x n` board map to bits.
+//!
+//! Two layouts: the dark squares only ([`Layout::Dark`], the draughts family
+//! proper) and every square ([`Layout::Full`], Turkish, Gothic, Dameo,
+//! Konane, and Alquerque's points).  On a full board square and bit are the
+//! same index and the lines between squares are data ([`Geometry::line_step`],
+//! `grid.rs`); the rest of this page is about the dark layout.
 //!
 //! Squares are indexed densely, row by row from the top of the diagram,
-//! left to right (`Square(0)` is the top-left dark square).  Every board uses
+//! left to right (`Square(0)` is the top-left playing square).  Every dark board uses
 //! the same colouring: on even rows (counting the top row as 0) the dark squares
 //! are in odd columns, so the bottom-left corner is dark.  This is the English
 //! and FMJD layout; variants with another numbering (Italian) translate at
@@ -38,29 +44,120 @@ impl Direction {
     ];
 }
 
+/// Which squares of the board are played on, and how they are joined.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Layout {
+    /// The dark squares, joined diagonally (the draughts family).
+    Dark,
+    /// Every square, joined orthogonally and diagonally (Turkish, Gothic,
+    /// Dameo, Konane: the rules say which lines a piece uses).
+    Full,
+    /// Every point of a grid, joined orthogonally everywhere and diagonally
+    /// only through the points whose row plus column is even (Alquerque's
+    /// board of lines).
+    Alquerque,
+}
+
 /// The shape of a board: its side length and bit layout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Geometry {
     /// Rows (and columns) of the board.
     pub size: u8,
+    /// Which squares are played on.
+    pub layout: Layout,
+}
+
+/// One of the eight directions of a full board, seen on the diagram
+/// (`North` is up, towards row 0).  Index order: clockwise from north.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Compass {
+    North = 0,
+    NorthEast = 1,
+    East = 2,
+    SouthEast = 3,
+    South = 4,
+    SouthWest = 5,
+    West = 6,
+    NorthWest = 7,
+}
+
+impl Compass {
+    /// All eight directions, in index order.
+    pub const ALL: [Compass; 8] = [
+        Compass::North,
+        Compass::NorthEast,
+        Compass::East,
+        Compass::SouthEast,
+        Compass::South,
+        Compass::SouthWest,
+        Compass::West,
+        Compass::NorthWest,
+    ];
+
+    /// Row and column change of one step.
+    pub const fn delta(self) -> (i32, i32) {
+        match self {
+            Compass::North => (-1, 0),
+            Compass::NorthEast => (-1, 1),
+            Compass::East => (0, 1),
+            Compass::SouthEast => (1, 1),
+            Compass::South => (1, 0),
+            Compass::SouthWest => (1, -1),
+            Compass::West => (0, -1),
+            Compass::NorthWest => (-1, -1),
+        }
+    }
+
+    /// Whether the direction is along a row or column.
+    pub const fn orthogonal(self) -> bool {
+        (self as u8) % 2 == 0
+    }
 }
 
 impl Geometry {
     /// The 8x8 board (32 dark squares).
-    pub const EIGHT: Geometry = Geometry { size: 8 };
+    pub const EIGHT: Geometry = Geometry::dark(8);
     /// The 10x10 board (50 dark squares).
-    pub const TEN: Geometry = Geometry { size: 10 };
+    pub const TEN: Geometry = Geometry::dark(10);
     /// The 12x12 board (72 dark squares; its layout needs 78 bits).
-    pub const TWELVE: Geometry = Geometry { size: 12 };
+    pub const TWELVE: Geometry = Geometry::dark(12);
+    /// The 8x8 board with all 64 squares in play.
+    pub const FULL_EIGHT: Geometry = Geometry {
+        size: 8,
+        layout: Layout::Full,
+    };
+    /// Alquerque's 5x5 board of points and lines.
+    pub const ALQUERQUE: Geometry = Geometry {
+        size: 5,
+        layout: Layout::Alquerque,
+    };
 
-    /// Dark squares per row.
-    pub const fn per_row(self) -> u32 {
-        self.size as u32 / 2
+    /// The dark squares of an `size x size` board.
+    pub const fn dark(size: u8) -> Geometry {
+        Geometry {
+            size,
+            layout: Layout::Dark,
+        }
     }
 
-    /// Number of dark squares.
+    /// Whether only the dark squares are played on.
+    pub const fn is_dark(self) -> bool {
+        matches!(self.layout, Layout::Dark)
+    }
+
+    /// Playing squares per row.
+    pub const fn per_row(self) -> u32 {
+        if self.is_dark() {
+            self.size as u32 / 2
+        } else {
+            self.size as u32
+        }
+    }
+
+    /// Number of playing squares.
     pub const fn squares(self) -> usize {
-        (self.size as usize) * (self.size as usize) / 2
+        self.size as usize * self.per_row() as usize
     }
 
     /// Bits used by one pair of rows, ghost bit included.
@@ -71,12 +168,37 @@ impl Geometry {
     /// Bit index of a square.
     pub const fn bit(self, sq: Square) -> u32 {
         let s = sq.0 as u32;
-        s + s / (2 * self.per_row())
+        if self.is_dark() {
+            s + s / (2 * self.per_row())
+        } else {
+            s
+        }
     }
 
     /// Square at a bit index (the bit must be a valid square bit).
     pub const fn square(self, bit: u32) -> Square {
-        Square((bit - bit / self.stride()) as u8)
+        if self.is_dark() {
+            Square((bit - bit / self.stride()) as u8)
+        } else {
+            Square(bit as u8)
+        }
+    }
+
+    /// The square one step from `sq` along a line of the board, if the
+    /// board has that line (full boards; on dark boards only the diagonals).
+    pub const fn line_step(self, sq: Square, dir: Compass) -> Option<Square> {
+        let (r, c) = self.row_col(sq);
+        let (dr, dc) = dir.delta();
+        let joined = match self.layout {
+            Layout::Dark => !dir.orthogonal(),
+            Layout::Full => true,
+            Layout::Alquerque => dir.orthogonal() || (r + c) % 2 == 0,
+        };
+        if joined {
+            self.at(r as i32 + dr, c as i32 + dc)
+        } else {
+            None
+        }
     }
 
     /// Mask of all valid square bits.
@@ -142,14 +264,26 @@ impl Geometry {
         let s = sq.0 as u32;
         let row = s / self.per_row();
         let k = s % self.per_row();
-        let col = if row % 2 == 0 { 2 * k + 1 } else { 2 * k };
+        let col = if !self.is_dark() {
+            k
+        } else if row % 2 == 0 {
+            2 * k + 1
+        } else {
+            2 * k
+        };
         (row, col)
     }
 
-    /// The square at a row and column, if that is a dark square on the board.
+    /// The square at a row and column, if that is a playing square on the board.
     pub const fn at(self, row: i32, col: i32) -> Option<Square> {
         let n = self.size as i32;
-        if row < 0 || col < 0 || row >= n || col >= n || (row + col) % 2 == 0 {
+        if row < 0 || col < 0 || row >= n || col >= n {
+            return None;
+        }
+        if !self.is_dark() {
+            return Some(Square((row * n + col) as u8));
+        }
+        if (row + col) % 2 == 0 {
             return None;
         }
         Some(Square((row * n / 2 + col / 2) as u8))

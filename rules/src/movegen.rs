@@ -112,8 +112,14 @@ macro_rules! dispatch {
                 type $r = $crate::movegen::CanadianRules;
                 $body
             }
-            // `base()` never returns a give-away or huffing variant.
-            $crate::variant::Variant::EnglishGiveaway
+            // `base()` never returns a give-away or huffing variant, and
+            // the full-board games have their own generator (`grid.rs`).
+            $crate::variant::Variant::Turkish
+            | $crate::variant::Variant::Gothic
+            | $crate::variant::Variant::Dameo
+            | $crate::variant::Variant::Konane
+            | $crate::variant::Variant::Alquerque
+            | $crate::variant::Variant::EnglishGiveaway
             | $crate::variant::Variant::FinnishGiveaway
             | $crate::variant::Variant::RussianGiveaway
             | $crate::variant::Variant::InternationalGiveaway

@@ -25,7 +25,7 @@ pub struct Move {
     from: u8,
     len: u8,
     promotes: bool,
-    per_row: u8,
+    geometry: Geometry,
     path: [u8; MAX_LANDINGS],
 }
 
@@ -40,7 +40,7 @@ impl Move {
             from: from as u8,
             len: 1,
             promotes,
-            per_row: g.per_row() as u8,
+            geometry: g,
             path,
         }
     }
@@ -61,7 +61,7 @@ impl Move {
             from: from as u8,
             len: landings.len() as u8,
             promotes,
-            per_row: g.per_row() as u8,
+            geometry: g,
             path,
         }
     }
@@ -78,7 +78,7 @@ impl Move {
             from: bit as u8,
             len: 0,
             promotes: false,
-            per_row: g.per_row() as u8,
+            geometry: g,
             path,
         }
     }
@@ -91,9 +91,7 @@ impl Move {
     }
 
     fn geometry(&self) -> Geometry {
-        Geometry {
-            size: self.per_row * 2,
-        }
+        self.geometry
     }
 
     /// Origin square.

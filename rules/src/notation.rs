@@ -1,4 +1,6 @@
 //! Move text: `9-13` for a simple move, `10x17x26` for a capture (every landing square).
+//! The full-board games write coordinates instead (`c3-c4`, `d4xd6xf6`), and
+//! a removal is `x` and its square (`x15`, `xd5`).
 //!
 //! On input the short form `10x26` (origin and destination, optionally some
 //! landing squares in between) is accepted when exactly one legal move matches.
@@ -12,13 +14,13 @@ use std::fmt;
 /// followed by the removed piece's square, e.g. `x14`.
 pub fn move_text(variant: Variant, m: &Move) -> String {
     if m.is_removal() {
-        return format!("x{}", variant.square_number(m.from()));
+        return format!("x{}", variant.square_name(m.from()));
     }
     let sep = if m.is_capture() { 'x' } else { '-' };
-    let mut s = variant.square_number(m.from()).to_string();
+    let mut s = variant.square_name(m.from());
     for sq in m.landings() {
         s.push(sep);
-        s.push_str(&variant.square_number(sq).to_string());
+        s.push_str(&variant.square_name(sq));
     }
     s
 }
@@ -81,7 +83,7 @@ impl fmt::Display for IllegalMove {
 
 /// Square numbers of move text and whether it is written as a capture
 /// (`x`) or a simple move (`-`), without looking at a position.
-fn parse_numbers(text: &str) -> Option<(Vec<u32>, bool)> {
+fn parse_numbers(variant: Variant, text: &str) -> Option<(Vec<u32>, bool)> {
     let t = text.trim();
     let capture = t.contains(['x', 'X']);
     if capture && t.contains('-') {
@@ -89,7 +91,7 @@ fn parse_numbers(text: &str) -> Option<(Vec<u32>, bool)> {
     }
     let numbers: Option<Vec<u32>> = t
         .split(['-', 'x', 'X'])
-        .map(|p| p.trim().parse::<u32>().ok())
+        .map(|p| variant.parse_square(p).map(|sq| variant.square_number(sq)))
         .collect();
     numbers
         .filter(|n| n.len() >= 2 && (capture || n.len() == 2))
@@ -104,10 +106,11 @@ fn is_subsequence(needle: &[u32], hay: &[u32]) -> bool {
 
 /// Resolves `x<square>`, a removal (huffing).
 fn parse_removal(pos: &Position, text: &str, square: &str) -> Result<Move, MoveTextError> {
-    let n: u32 = square
-        .trim()
-        .parse()
-        .map_err(|_| MoveTextError::Malformed(text.to_string()))?;
+    let n = pos
+        .variant()
+        .parse_square(square)
+        .map(|sq| pos.variant().square_number(sq))
+        .ok_or_else(|| MoveTextError::Malformed(text.to_string()))?;
     let legal = pos.legal_moves();
     let found = legal
         .iter()
@@ -135,7 +138,7 @@ pub fn parse_move(pos: &Position, text: &str) -> Result<Move, MoveTextError> {
         return parse_removal(pos, text, square);
     }
     let (numbers, capture) =
-        parse_numbers(text).ok_or_else(|| MoveTextError::Malformed(text.to_string()))?;
+        parse_numbers(variant, text).ok_or_else(|| MoveTextError::Malformed(text.to_string()))?;
     let legal = pos.legal_moves();
     // `x` names captures only, `-` simple moves only.
     let keyed: Vec<(Vec<u32>, &Move)> = legal

@@ -21,8 +21,9 @@ pub fn perft(pos: &Position, depth: u32, mode: PerftMode) -> u64 {
         return 1;
     }
     let mut lists: Vec<MoveList> = (0..depth).map(|_| MoveList::new()).collect();
-    if pos.variant().huffing() {
-        // The offending set is position state the bare boards below lack.
+    if pos.variant().own_generator() {
+        // The offending set (huffing) is position state the bare boards
+        // below lack, and the full boards have a generator of their own.
         return positions(pos, depth, mode, &mut lists);
     }
     // Perft walks bare boards: the position hash is not needed to count leaves.

@@ -2,6 +2,7 @@
 
 use crate::bitset::{Bits, Bitset, Wide};
 use crate::geometry::{Geometry, Square};
+use crate::grid;
 use crate::huffing;
 use crate::movegen::{self, Board, ListSink, Rules, dispatch};
 use crate::moves::{Move, MoveList};
@@ -74,6 +75,8 @@ pub enum PositionError {
     BitsOffBoard(Wide),
     /// Offending pieces (huffing) given for a variant without huffing.
     OffendingWithoutHuffing,
+    /// A king in a game without promotion (square number given).
+    KingWithoutPromotion(u32),
     /// An offending square that holds no piece of the side that just moved
     /// (square number given).
     OffendingNotOpponent(u32),
@@ -96,6 +99,9 @@ impl fmt::Display for PositionError {
             ),
             PositionError::BitsOffBoard(bits) => {
                 write!(f, "bitboard bits {bits:#x} are not squares of the board")
+            }
+            PositionError::KingWithoutPromotion(n) => {
+                write!(f, "a king on square {n}, but this game has no kings")
             }
             PositionError::OffendingWithoutHuffing => {
                 write!(f, "offending pieces are only part of a game with huffing")
@@ -140,9 +146,7 @@ const OFFENDING: BoardSet = 3;
 /// `setup_rows` nearest rows of each side, the rules' first mover to move.
 const fn start_of(variant: Variant) -> Position {
     let rs = variant.rules();
-    let g = rs.geometry;
-    let rows = rs.setup_rows as u32;
-    let pieces = [g.top_rows(rows), g.bottom_rows(rows)];
+    let pieces = rs.start_pieces();
     let mut hash = match rs.first_to_move {
         Color::White => zobrist::WHITE_TO_MOVE,
         Color::Black => 0,
@@ -234,13 +238,14 @@ impl Position {
             }
             pieces[piece.color.index()] |= bit;
             if piece.king {
+                if !variant.rules().promotes() {
+                    return Err(PositionError::KingWithoutPromotion(
+                        variant.square_number(sq),
+                    ));
+                }
                 kings |= bit;
             } else {
-                let crown_row = match piece.color {
-                    Color::Black => g.bottom_rows(1),
-                    Color::White => g.top_rows(1),
-                };
-                if crown_row & bit != 0 {
+                if variant.rules().crown_row(piece.color) & bit != 0 {
                     return Err(PositionError::ManOnPromotionRow {
                         color: piece.color,
                         square: variant.square_number(sq),
@@ -248,7 +253,7 @@ impl Position {
                 }
             }
         }
-        let max = variant.rules().setup_rows as usize * g.per_row() as usize;
+        let max = variant.rules().max_pieces();
         for color in [Color::Black, Color::White] {
             let count = pieces[color.index()].count_ones() as usize;
             if count > max {
@@ -285,17 +290,19 @@ impl Position {
         if bb.kings & !all != 0 {
             return Err(PositionError::BitsOffBoard(bb.kings & !all));
         }
-        for (color, crown_row) in [
-            (Color::Black, g.bottom_rows(1)),
-            (Color::White, g.top_rows(1)),
-        ] {
-            let bad = bb.men(color) & crown_row;
+        let rules = variant.rules();
+        if bb.kings != 0 && !rules.promotes() {
+            let square = variant.square_number(g.square(bb.kings.trailing_zeros()));
+            return Err(PositionError::KingWithoutPromotion(square));
+        }
+        for color in [Color::Black, Color::White] {
+            let bad = bb.men(color) & rules.crown_row(color);
             if bad != 0 {
                 let square = variant.square_number(g.square(bad.trailing_zeros()));
                 return Err(PositionError::ManOnPromotionRow { color, square });
             }
             let count = bb.pieces[color.index()].count_ones() as usize;
-            let max = variant.rules().setup_rows as usize * g.per_row() as usize;
+            let max = rules.max_pieces();
             if count > max {
                 return Err(PositionError::TooManyPieces { color, count, max });
             }
@@ -480,8 +487,11 @@ impl Position {
     /// avoids allocation in search loops.
     #[inline]
     pub fn legal_moves_into(&self, list: &mut MoveList) {
-        if self.variant.huffing() {
+        if self.variant.own_generator() {
             let b = self.generator_board();
+            if self.variant.on_grid() {
+                return grid::legal_moves(&self.variant.rules(), &b, list);
+            }
             return huffing::legal_moves(self.variant, &b, self.get(OFFENDING), list);
         }
         list.clear();
@@ -499,8 +509,11 @@ impl Position {
     /// Number of legal moves, without listing them (capture paths counted separately).
     #[inline]
     pub fn count_legal_moves(&self) -> u64 {
-        if self.variant.huffing() {
+        if self.variant.own_generator() {
             let b = self.generator_board();
+            if self.variant.on_grid() {
+                return grid::count(&self.variant.rules(), &b);
+            }
             return huffing::count(self.variant, &b, self.get(OFFENDING));
         }
         dispatch!(self.variant, R => movegen::count::<R>(&self.board::<<R as Rules>::B>()))
@@ -518,6 +531,9 @@ impl Position {
                 kings: b.kings,
                 side: color,
             };
+        }
+        if self.variant.on_grid() {
+            return grid::count(&self.variant.rules(), &b);
         }
         if self.variant.huffing() {
             let offending = if color == self.side {
@@ -565,10 +581,26 @@ impl Position {
     /// Playing anything else leaves an inconsistent position.
     #[inline]
     pub fn play_unchecked(&mut self, m: &Move) {
-        if self.variant.huffing() {
-            return self.play_huffing(m);
+        if self.variant.own_generator() {
+            if self.variant.huffing() {
+                return self.play_huffing(m);
+            }
+            if m.is_removal() {
+                return self.play_opening_removal(m);
+            }
         }
         self.play_on_board(m);
+    }
+
+    /// An opening removal (Konane): the side to move takes one of its own
+    /// pieces off, and the turn passes.
+    fn play_opening_removal(&mut self, m: &Move) {
+        let us = self.side.index();
+        let bit: Wide = 1 << m.origin_bit();
+        let king = self.get(KINGS) & bit != 0;
+        self.hash ^= zobrist::piece(us, king, m.origin_bit()) ^ zobrist::WHITE_TO_MOVE;
+        self.set(us, self.get(us) & !bit);
+        self.side = self.side.opponent();
     }
 
     /// [`Position::play_unchecked`] under huffing: a removal takes the piece
@@ -719,15 +751,7 @@ mod tests {
     #[test]
     fn compile_time_start_positions_equal_the_ones_built_at_run_time() {
         for v in Variant::ALL {
-            let rs = v.rules();
-            let rows = rs.setup_rows as u32;
-            let g = rs.geometry;
-            let built = Position::from_bitboards(
-                v,
-                rs.first_to_move,
-                [g.top_rows(rows), g.bottom_rows(rows)],
-                0,
-            );
+            let built = parse_fen(v, &v.start_fen()).unwrap();
             assert_eq!(Position::start(v), built, "{v}");
             assert_eq!(Position::start(v).hash(), built.hash(), "{v}");
         }

@@ -18,6 +18,7 @@
 //!   geometry of their own.
 
 use crate::geometry::{Geometry, Square};
+use crate::grid_rules::{Directions, GridRules};
 use std::fmt;
 use std::str::FromStr;
 
@@ -131,6 +132,55 @@ pub struct RuleSet {
     /// nothing was captured: the English 40-move rule is 80 plies; the
     /// 25-move king rule of International, Russian and Brazilian is 50.
     pub no_progress_plies: Option<u16>,
+    /// How pieces move on a board where every square is played (Turkish,
+    /// Gothic, Dameo, Konane, Alquerque); `None` for the dark-square games.
+    pub grid: Option<GridRules>,
+}
+
+impl RuleSet {
+    /// Where each side's pieces start (black's, then white's), in the
+    /// board's bit layout: the `setup_rows` nearest rows on dark boards, the
+    /// game's own placement on full boards.
+    pub const fn start_pieces(&self) -> [crate::bitset::Wide; 2] {
+        match self.grid {
+            Some(grid) => [
+                grid.start[0] as crate::bitset::Wide,
+                grid.start[1] as crate::bitset::Wide,
+            ],
+            None => {
+                let rows = self.setup_rows as u32;
+                [
+                    self.geometry.top_rows(rows),
+                    self.geometry.bottom_rows(rows),
+                ]
+            }
+        }
+    }
+
+    /// The most pieces a side can have: as many as it starts with.
+    pub const fn max_pieces(&self) -> usize {
+        self.start_pieces()[0].count_ones() as usize
+    }
+
+    /// Whether men are crowned on the far row (false in Konane and Alquerque).
+    pub const fn promotes(&self) -> bool {
+        match self.grid {
+            Some(grid) => grid.promotion,
+            None => true,
+        }
+    }
+
+    /// The row where `color`'s men are crowned (empty without promotion):
+    /// the bottom row for black, the top row for white.
+    pub const fn crown_row(&self, color: Color) -> crate::bitset::Wide {
+        if !self.promotes() {
+            return 0;
+        }
+        match color {
+            Color::Black => self.geometry.bottom_rows(1),
+            Color::White => self.geometry.top_rows(1),
+        }
+    }
 }
 
 /// A game of the draughts family that tammi knows.
@@ -173,11 +223,26 @@ pub enum Variant {
     FinnishHuffing,
     /// Canadian draughts: International rules on a 12x12 board, 30 men each.
     Canadian,
+    /// Turkish draughts (Dama): all 64 squares, men step and capture forward
+    /// or sideways, flying rook-like kings, the most pieces must be taken.
+    Turkish,
+    /// Gothic checkers: all 64 squares, 16 men each, men step and capture
+    /// forward, diagonally forward or sideways, kings one square any way.
+    Gothic,
+    /// Dameo (Freeling, 2000): 18 men each, lines of men advance together,
+    /// all captures orthogonal, flying kings, the most pieces must be taken.
+    Dameo,
+    /// Konane (Hawaiian checkers, RULES.md §5.3): a full board, two opening
+    /// removals, then straight-line orthogonal jumps; no draws.
+    Konane,
+    /// Alquerque: a 5x5 board of points and lines, 12 pieces each, steps
+    /// and short jumps along the lines; no promotion.
+    Alquerque,
 }
 
 impl Variant {
     /// Every implemented variant.
-    pub const ALL: [Variant; 15] = [
+    pub const ALL: [Variant; 20] = [
         Variant::English,
         Variant::Italian,
         Variant::International,
@@ -193,6 +258,11 @@ impl Variant {
         Variant::InternationalGiveaway,
         Variant::FinnishHuffing,
         Variant::Canadian,
+        Variant::Turkish,
+        Variant::Gothic,
+        Variant::Dameo,
+        Variant::Konane,
+        Variant::Alquerque,
     ];
 
     /// Other names accepted on the command line and in files.
@@ -220,6 +290,11 @@ impl Variant {
             Variant::InternationalGiveaway => "international-giveaway",
             Variant::FinnishHuffing => "finnish:huffing",
             Variant::Canadian => "canadian",
+            Variant::Turkish => "turkish",
+            Variant::Gothic => "gothic",
+            Variant::Dameo => "dameo",
+            Variant::Konane => "konane",
+            Variant::Alquerque => "alquerque",
         }
     }
 
@@ -241,6 +316,12 @@ impl Variant {
             Variant::Portuguese => 28,
             Variant::Thai => 31,
             Variant::Canadian => 27,
+            Variant::Turkish => 30,
+            // No PDN GameType exists for these; tammi's own numbers.
+            Variant::Gothic => 103,
+            Variant::Dameo => 104,
+            Variant::Konane => 105,
+            Variant::Alquerque => 106,
             Variant::EnglishGiveaway
             | Variant::FinnishGiveaway
             | Variant::RussianGiveaway
@@ -253,6 +334,21 @@ impl Variant {
     #[inline(always)]
     pub fn huffing(self) -> bool {
         FLAGS[self as usize] & HUFFING_FLAG != 0
+    }
+
+    /// Whether the game is played on every square (or point) of its board,
+    /// with the full-board generator ([`RuleSet::grid`]).
+    #[inline(always)]
+    pub fn on_grid(self) -> bool {
+        FLAGS[self as usize] & GRID_FLAG != 0
+    }
+
+    /// Whether positions of this variant leave the dark-square bitboard
+    /// generator for a generator of their own (huffing, full boards): one
+    /// test on the paths every variant takes.
+    #[inline(always)]
+    pub(crate) fn own_generator(self) -> bool {
+        FLAGS[self as usize] & (HUFFING_FLAG | GRID_FLAG) != 0
     }
 
     /// Whether the board's bit layout needs more than 64 bits (12x12).
@@ -300,6 +396,11 @@ impl Variant {
             Variant::Portuguese => PORTUGUESE,
             Variant::Thai => THAI,
             Variant::Canadian => CANADIAN,
+            Variant::Turkish => TURKISH,
+            Variant::Gothic => GOTHIC,
+            Variant::Dameo => DAMEO,
+            Variant::Konane => KONANE,
+            Variant::Alquerque => ALQUERQUE,
             Variant::EnglishGiveaway
             | Variant::FinnishGiveaway
             | Variant::RussianGiveaway
@@ -351,19 +452,71 @@ impl Variant {
 
     /// The starting position in PDN FEN.
     pub fn start_fen(self) -> String {
-        let g = self.geometry();
-        let n = g.squares() as u32;
-        let men = self.rules().setup_rows as u32 * g.per_row();
-        let side = match self.rules().first_to_move {
+        let rs = self.rules();
+        let side = match rs.first_to_move {
             Color::Black => 'B',
             Color::White => 'W',
         };
+        if rs.grid.is_some() {
+            let g = rs.geometry;
+            let [black, white] = rs.start_pieces();
+            let list = |bits: crate::bitset::Wide| {
+                (0..g.squares())
+                    .filter(|&s| bits & (1 << g.bit(Square(s as u8))) != 0)
+                    .map(|s| self.square_name(Square(s as u8)))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            };
+            return format!("{side}:W{}:B{}", list(white), list(black));
+        }
+        let g = self.geometry();
+        let n = g.squares() as u32;
+        let men = rs.setup_rows as u32 * g.per_row();
         format!("{side}:W{}-{}:B1-{}", n - men + 1, n, men)
+    }
+
+    /// Whether squares are written as chess-style coordinates (`a1`–`h8`,
+    /// `a1`–`e5`) rather than numbers: the full-board games.
+    pub fn algebraic_squares(self) -> bool {
+        self.on_grid()
+    }
+
+    /// A square as written in this variant: its number, or its coordinate
+    /// (file letter from the left, rank from the bottom) on full boards.
+    pub fn square_name(self, sq: Square) -> String {
+        if !self.algebraic_squares() {
+            return self.square_number(sq).to_string();
+        }
+        let g = self.geometry();
+        let (row, col) = g.row_col(sq);
+        format!("{}{}", (b'a' + col as u8) as char, g.size as u32 - row)
+    }
+
+    /// Reads a square as written in this variant (numbers are accepted on
+    /// full boards too); `None` if it names no square of the board.
+    pub fn parse_square(self, text: &str) -> Option<Square> {
+        let t = text.trim();
+        if let Ok(n) = t.parse::<u32>() {
+            return self.square_from_number(n);
+        }
+        if !self.algebraic_squares() {
+            return None;
+        }
+        let mut chars = t.chars();
+        let file = chars.next()?.to_ascii_lowercase();
+        let rank: i32 = chars.as_str().parse().ok()?;
+        let g = self.geometry();
+        if !file.is_ascii_lowercase() {
+            return None;
+        }
+        let col = (file as u8 - b'a') as i32;
+        g.at(g.size as i32 - rank, col)
     }
 }
 
 const HUFFING_FLAG: u8 = 1;
 const WIDE_FLAG: u8 = 2;
+const GRID_FLAG: u8 = 4;
 
 /// Rule flags asked for at every node, per variant (indexed by
 /// discriminant), so that asking costs a load instead of building a
@@ -379,6 +532,9 @@ const FLAGS: [u8; Variant::ALL.len()] = {
         }
         if rules.geometry.valid() > u64::MAX as u128 {
             flags |= WIDE_FLAG;
+        }
+        if rules.grid.is_some() {
+            flags |= GRID_FLAG;
         }
         table[Variant::ALL[i] as usize] = flags;
         i += 1;
@@ -465,6 +621,7 @@ pub const ENGLISH: RuleSet = RuleSet {
     precedence: CapturePrecedence::Free,
     threefold_repetition: true,
     no_progress_plies: Some(80),
+    grid: None,
 };
 
 /// Italian draughts (RULES.md §3); the draw rules are the §2.6 mechanisms (not from the source).
@@ -493,6 +650,7 @@ pub const RUSSIAN: RuleSet = RuleSet {
     precedence: CapturePrecedence::Free,
     threefold_repetition: true,
     no_progress_plies: Some(50),
+    grid: None,
 };
 
 /// International draughts (FMJD) on 10x10.
@@ -555,6 +713,195 @@ pub const THAI: RuleSet = RuleSet {
     king_lands_adjacent: true,
     removed_during_capture: true,
     ..FINNISH
+};
+
+/// The squares of rows `first..first + count` (0 = top) of the full 8x8
+/// board, as a bit set.
+const fn full_rows(first: u32, count: u32) -> u64 {
+    let mut bits = 0u64;
+    let mut r = first;
+    while r < first + count {
+        bits |= 0xFF << (8 * r);
+        r += 1;
+    }
+    bits
+}
+
+/// A placement turned half a turn: black's from white's.
+const fn turned(bits: u64, squares: u32) -> u64 {
+    let mut out = 0u64;
+    let mut s = 0;
+    while s < squares {
+        if bits & (1 << s) != 0 {
+            out |= 1 << (squares - 1 - s);
+        }
+        s += 1;
+    }
+    out
+}
+
+/// The rule set shared by the full-board games before each sets its own.
+const GRID_BASE: RuleSet = RuleSet {
+    geometry: Geometry::FULL_EIGHT,
+    setup_rows: 0,
+    first_to_move: Color::White,
+    flying_kings: false,
+    king_lands_to_continue: false,
+    king_lands_adjacent: false,
+    removed_during_capture: false,
+    giveaway: false,
+    huffing: false,
+    men_capture_backward: false,
+    man_captures_king: true,
+    promotion_in_capture: PromotionInCapture::EndsMove,
+    precedence: CapturePrecedence::Free,
+    threefold_repetition: true,
+    no_progress_plies: None,
+    grid: None,
+};
+
+/// Turkish draughts (Dama; VARIANTS.md): 16 men each on the second and
+/// third rows, men step and capture forward or sideways, flying kings along
+/// rows and columns, the most pieces must be taken (men and kings alike),
+/// and taken pieces leave the board at once (a king may not turn back).  A
+/// man that reaches the far row during a capture goes on as a man and is
+/// crowned if it ends there.  Draws: threefold repetition, one piece
+/// against one, and 100 plies without a capture or a man's move [Interp].
+pub const TURKISH: RuleSet = RuleSet {
+    flying_kings: true,
+    removed_during_capture: true,
+    precedence: CapturePrecedence::Majority,
+    promotion_in_capture: PromotionInCapture::OnlyAtEnd,
+    no_progress_plies: Some(100),
+    grid: Some(GridRules {
+        start: [full_rows(1, 2), full_rows(5, 2)],
+        man_steps: Directions::FORWARD_AND_SIDEWAYS,
+        man_jumps: Directions::FORWARD_AND_SIDEWAYS,
+        man_jumps_after: Directions::FORWARD_AND_SIDEWAYS,
+        king_steps: Directions::ORTHOGONAL,
+        king_jumps: Directions::ORTHOGONAL,
+        promotion: true,
+        line_moves: false,
+        straight_jumps: false,
+        optional_continuation: false,
+        no_reversal: true,
+        first_removals: 0,
+        lone_pieces_draw: true,
+    }),
+    ..GRID_BASE
+};
+
+/// Gothic checkers (BrainKing; VARIANTS.md): 16 men each on the two
+/// nearest rows; men step and jump forward, diagonally forward or sideways;
+/// kings step and jump one square in any direction; captures compulsory,
+/// free choice, the move ends on crowning; English draw rules.
+pub const GOTHIC: RuleSet = RuleSet {
+    no_progress_plies: Some(80),
+    grid: Some(GridRules {
+        start: [full_rows(0, 2), full_rows(6, 2)],
+        man_steps: Directions::FORWARD_FIVE,
+        man_jumps: Directions::FORWARD_FIVE,
+        man_jumps_after: Directions::FORWARD_FIVE,
+        king_steps: Directions::ALL,
+        king_jumps: Directions::ALL,
+        promotion: true,
+        line_moves: false,
+        straight_jumps: false,
+        optional_continuation: false,
+        no_reversal: false,
+        first_removals: 0,
+        lone_pieces_draw: false,
+    }),
+    ..GRID_BASE
+};
+
+/// Dameo's white men: the near row, six of the second and four of the third.
+const DAMEO_WHITE: u64 = full_rows(7, 1) | 0x7E << 48 | 0x3C << 40;
+
+/// Dameo (Christiaan Freeling, 2000; VARIANTS.md): 18 men each in a
+/// trapezoid, men step forward straight or diagonally (a line of men as
+/// one), all captures along rows and columns (men short, kings flying), the
+/// most pieces must be taken, and taken pieces stay until the move ends.
+/// Draws: threefold repetition and 100 plies without progress [Interp].
+pub const DAMEO: RuleSet = RuleSet {
+    flying_kings: true,
+    precedence: CapturePrecedence::Majority,
+    promotion_in_capture: PromotionInCapture::OnlyAtEnd,
+    no_progress_plies: Some(100),
+    grid: Some(GridRules {
+        start: [turned(DAMEO_WHITE, 64), DAMEO_WHITE],
+        man_steps: Directions::FORWARD_THREE,
+        man_jumps: Directions::ORTHOGONAL,
+        man_jumps_after: Directions::ORTHOGONAL,
+        king_steps: Directions::ALL,
+        king_jumps: Directions::ORTHOGONAL,
+        promotion: true,
+        line_moves: true,
+        straight_jumps: false,
+        optional_continuation: false,
+        no_reversal: false,
+        first_removals: 0,
+        lone_pieces_draw: false,
+    }),
+    ..GRID_BASE
+};
+
+/// Konane's light squares (row + column even, counting from the top left),
+/// where black's pieces stand; white's are on the dark ones.
+const KONANE_LIGHT: u64 = 0xAA55_AA55_AA55_AA55;
+
+/// Konane (Hawaiian checkers, RULES.md §5.3): a full board, two opening
+/// removals, then only jumps along rows and columns, several in one straight
+/// line at the player's choice; no promotion; whoever cannot move loses.
+pub const KONANE: RuleSet = RuleSet {
+    first_to_move: Color::Black,
+    threefold_repetition: false,
+    grid: Some(GridRules {
+        start: [KONANE_LIGHT, !KONANE_LIGHT],
+        man_steps: Directions::NONE,
+        man_jumps: Directions::ORTHOGONAL,
+        man_jumps_after: Directions::ORTHOGONAL,
+        king_steps: Directions::NONE,
+        king_jumps: Directions::NONE,
+        promotion: false,
+        line_moves: false,
+        straight_jumps: true,
+        optional_continuation: true,
+        no_reversal: false,
+        // a8, d5, e4, h1 (row 0 col 0, row 3 col 3, row 4 col 4, row 7 col 7).
+        first_removals: 1 << 0 | 1 << 27 | 1 << 36 | 1 << 63,
+        lone_pieces_draw: false,
+    }),
+    ..GRID_BASE
+};
+
+/// Alquerque's white pieces: the two near rows and the two right-hand
+/// points of the middle row.
+const ALQUERQUE_WHITE: u64 = 0x1F << 20 | 0x1F << 15 | 0b11 << 13;
+
+/// Alquerque (BrainKing; VARIANTS.md): a 5x5 board of points and lines,
+/// 12 pieces each; a piece steps forward, diagonally forward or sideways
+/// along a line, never back; it captures by short jumps, the first in one of
+/// those directions and any further ones in any direction; captures are
+/// compulsory with free choice; no promotion.  Draws: threefold repetition.
+pub const ALQUERQUE: RuleSet = RuleSet {
+    geometry: Geometry::ALQUERQUE,
+    grid: Some(GridRules {
+        start: [turned(ALQUERQUE_WHITE, 25), ALQUERQUE_WHITE],
+        man_steps: Directions::FORWARD_FIVE,
+        man_jumps: Directions::FORWARD_FIVE,
+        man_jumps_after: Directions::ALL,
+        king_steps: Directions::NONE,
+        king_jumps: Directions::NONE,
+        promotion: false,
+        line_moves: false,
+        straight_jumps: false,
+        optional_continuation: false,
+        no_reversal: false,
+        first_removals: 0,
+        lone_pieces_draw: false,
+    }),
+    ..GRID_BASE
 };
 
 #[cfg(test)]

@@ -37,6 +37,7 @@ impl GameEnd {
             GameEnd::MaxPlies => 4,
             GameEnd::Tables => 5,
             GameEnd::Rules(EndReason::GaveAway) => 6,
+            GameEnd::Rules(EndReason::LonePieces) => 7,
         }
     }
 
@@ -49,6 +50,7 @@ impl GameEnd {
             4 => GameEnd::MaxPlies,
             5 => GameEnd::Tables,
             6 => GameEnd::Rules(EndReason::GaveAway),
+            7 => GameEnd::Rules(EndReason::LonePieces),
             _ => return None,
         })
     }
