@@ -11,6 +11,18 @@ sets of moves, each a path of squares (origin, then every landing square),
 must be equal.  A capture path names its captured pieces: on each leg the
 one enemy piece between two landings.
 
+VARIANT is one of international, international-giveaway, russian, brazilian,
+english and turkish.  Turkish draughts is played on all 64 squares; pydraughts
+numbers them 1 = a1 ... 8 = h1, 9 = a2 ... 64 = h8 and writes its FEN in
+coordinates, which tammi reads as they are, so there the moves are compared
+as paths of coordinates (`d4`, `d6`, ...).  pydraughts 0.6.7 has a known bug
+in Turkish: a quiet (non-capturing) king move may pass through occupied
+squares (its line of squares is not cut at the first piece; e.g. in
+`W:WKa1,a4:Bh8` it lists a1-a5 ... a1-a8 over the man on a4).  The checker
+leaves out exactly those pydraughts moves (a non-capture with an occupied
+square between its origin and destination), plays only the remaining ones,
+and prints how many it left out in its summary.  Captures are not filtered.
+
 When a game ends because the side to move has no legal move, pydraughts'
 winner must be the side the variant's rules name: the other side in a normal
 game, the side to move itself in a give-away game (antidraughts).
@@ -33,13 +45,19 @@ except ImportError:
     print("movegen_check: pydraughts is not installed (pip install pydraughts)", file=sys.stderr)
     sys.exit(2)
 
-# tammi variant -> (pydraughts variant, give-away, pydraughts numbers from White's side)
+# How pydraughts numbers the squares of a variant's board.
+SAME = "same"  # as tammi: dark squares from the top left
+WHITE_SIDE = "white-side"  # dark squares from White's side (see from_white_side)
+ALL_SQUARES = "all-squares"  # every square, 1 = a1 row by row (see coordinate)
+
+# tammi variant -> (pydraughts variant, give-away, pydraughts numbering)
 VARIANTS = {
-    "international": ("standard", False, False),
-    "international-giveaway": ("antidraughts", True, False),
-    "russian": ("russian", False, True),
-    "brazilian": ("brazilian", False, True),
-    "english": ("english", False, False),
+    "international": ("standard", False, SAME),
+    "international-giveaway": ("antidraughts", True, SAME),
+    "russian": ("russian", False, WHITE_SIDE),
+    "brazilian": ("brazilian", False, WHITE_SIDE),
+    "english": ("english", False, SAME),
+    "turkish": ("turkish", False, ALL_SQUARES),
 }
 
 
@@ -54,6 +72,38 @@ def from_white_side(n):
     counted from White's side) -> tammi's number (rows from the top)."""
     row_from_bottom, k = divmod(n - 1, 4)
     return (7 - row_from_bottom) * 4 + k + 1
+
+
+def coordinate(n):
+    """pydraughts' number of a square on a board of 64 (1 = a1, 9 = a2) -> `a1`."""
+    return "abcdefgh"[(n - 1) % 8] + str((n - 1) // 8 + 1)
+
+
+def file_rank(square):
+    """`d4` -> (3, 3)."""
+    return "abcdefgh".index(square[0]), int(square[1:]) - 1
+
+
+def passes_a_piece(fen, move):
+    """Whether a quiet move of pydraughts' Turkish goes through an occupied
+    square (pydraughts 0.6.7's king-move bug); `fen` is the board's own
+    (coordinate) FEN.  Such a move must be a king's: men step one square."""
+    if move.captures:
+        return False
+    pieces = {}
+    for colour in fen.split(":")[1:]:
+        for item in colour[1:].split(","):
+            if item:
+                pieces[file_rank(item.lstrip("K"))] = item.startswith("K")
+    (f0, r0), (f1, r1) = (file_rank(coordinate(n)) for n in move.steps_move)
+    df, dr = (f1 > f0) - (f1 < f0), (r1 > r0) - (r1 < r0)
+    f, r = f0 + df, r0 + dr
+    while (f, r) != (f1, r1):
+        if (f, r) in pieces:
+            assert pieces[(f0, r0)], f"{fen}: a man moving over {coordinate(8 * r + f + 1)}"
+            return True
+        f, r = f + df, r + dr
+    return False
 
 
 def tammi_fen(fen):
@@ -73,8 +123,10 @@ def tammi_fen(fen):
 
 
 def squares(text):
-    """`9-13` -> (9, 13); `14x23x32` -> (14, 23, 32)."""
-    return tuple(int(s) for s in text.replace("x", "-").split("-"))
+    """`9-13` -> (9, 13); `14x23x32` -> (14, 23, 32); coordinates stay
+    names: `d4xd6` -> ("d4", "d6")."""
+    parts = text.replace("x", "-").split("-")
+    return tuple(p if p[0].isalpha() else int(p) for p in parts)
 
 
 def tammi_moves(tammi, variant, fen):
@@ -97,18 +149,23 @@ def main():
     if VARIANTS.get(variant) is None:
         print(f"movegen_check: no pydraughts variant for {variant}", file=sys.stderr)
         sys.exit(2)
-    py_variant, giveaway, white_side = VARIANTS[variant]
+    py_variant, giveaway, numbering = VARIANTS[variant]
     if len(sys.argv) == 6:
         py_variant = sys.argv[5]
-    number = from_white_side if white_side else (lambda n: n)
+    number = {SAME: lambda n: n, WHITE_SIDE: from_white_side, ALL_SQUARES: coordinate}[numbering]
     rng = random.Random(seed)
-    positions = games = captures = no_move_ends = 0
+    positions = games = captures = no_move_ends = left_out = 0
     while positions < limit:
         board = Board(variant=py_variant)
         games += 1
         for _ in range(200):
-            fen = tammi_fen(board.fen) if white_side else board.fen
-            theirs = {tuple(number(n) for n in m.steps_move) for m in board.legal_moves()}
+            fen = tammi_fen(board.fen) if numbering == WHITE_SIDE else board.fen
+            listed = list(board.legal_moves())
+            legal = listed
+            if numbering == ALL_SQUARES:
+                legal = [m for m in listed if not passes_a_piece(board.fen, m)]
+                left_out += len(listed) - len(legal)
+            theirs = {tuple(number(n) for n in m.steps_move) for m in legal}
             ours = tammi_moves(tammi, variant, fen)
             positions += 1
             if ours != theirs:
@@ -117,6 +174,10 @@ def main():
                     file=sys.stderr,
                 )
                 sys.exit(1)
+            if not theirs and listed:
+                # Only moves through pieces were listed: the side to move has
+                # none under the rules, though pydraughts plays on.
+                break
             if not theirs:
                 winner = board.winner()
                 # pydraughts encodes colours as WHITE/BLACK constants.
@@ -133,15 +194,17 @@ def main():
                 break
             if board.is_over() or positions >= limit:
                 break
-            legal = list(board.legal_moves())
             if any(m.captures for m in legal):
                 captures += 1
             board.push(rng.choice(legal))
-    print(
+    summary = (
         f"movegen_check {variant}: {positions} positions of {games} games agree with "
         f"pydraughts ({py_variant}); {captures} with captures, {no_move_ends} games "
         f"ended with no legal move and the winner the rules name"
     )
+    if numbering == ALL_SQUARES:
+        summary += f"; {left_out} pydraughts king moves through occupied squares left out"
+    print(summary)
 
 
 if __name__ == "__main__":

@@ -1,9 +1,10 @@
 //! tammi's legal moves against an independent move generator (pydraughts,
 //! through `scripts/movegen_check.py`) on positions of random games: the
 //! give-away game on international rules (pydraughts' antidraughts), and
-//! international, Russian, Brazilian and English draughts.  At every game that
-//! ends because the side to move has no move, pydraughts' winner must be the
-//! side the variant's rules name (in antidraughts, the side that cannot move).
+//! international, Russian, Brazilian, English and Turkish draughts.  At every
+//! game that ends because the side to move has no move, pydraughts' winner must
+//! be the side the variant's rules name (in antidraughts, the side that cannot
+//! move).
 //!
 //! pydraughts is a Python package; `.ci/run` installs it and sets
 //! `TAMMI_REQUIRE_PYDRAUGHTS`, so in CI a missing generator is a failure.
@@ -59,6 +60,26 @@ fn legal_moves_and_no_move_winners_agree_with_pydraughts() {
         assert!(captures >= 40, "{text}");
         assert!(no_move_ends >= 2, "{text}");
     }
+}
+
+#[test]
+fn turkish_legal_moves_and_no_move_winners_agree_with_pydraughts() {
+    // Turkish on all 64 squares, in coordinates.  pydraughts 0.6.7 lets a
+    // quiet king move pass through occupied squares; the checker leaves out
+    // exactly those moves and counts them (issue-17 rules research, §2).
+    if !pydraughts::required_or_skipped() {
+        return;
+    }
+    let (code, text) = check("turkish", 400, 16);
+    assert_eq!(code, 0, "{text}");
+    let [positions, _games, captures, no_move_ends] = summary(&text);
+    assert_eq!(positions, 400, "{text}");
+    assert!(captures >= 40, "{text}");
+    assert!(no_move_ends >= 2, "{text}");
+    assert!(
+        text.contains("pydraughts king moves through occupied squares left out"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -425,7 +425,11 @@ impl AlphaBeta {
         }
         // Under huffing captures are optional: nothing is forced, and the
         // quiescence extension (which would then search every move) is off.
-        let forced_capture = list[0].is_capture() && !pos.variant().huffing();
+        // Where every move is a capture (Konane) no position is quiet, so
+        // the extension would search to the end of the game.
+        let variant = pos.variant();
+        let forced_capture =
+            list[0].is_capture() && !variant.huffing() && variant.has_quiet_moves();
         if ply >= MAX_PLY - 1 || (depth <= 0 && !forced_capture) {
             self.lists[ply] = list;
             return (self.eval)(pos);

@@ -249,10 +249,42 @@ pub fn material(pos: &Position) -> i32 {
     if rules.giveaway { -ours } else { ours }
 }
 
+/// The full-board games.  Konane (no kings, every move a jump, whoever
+/// cannot move loses): mobility alone, 10 per move more than the opponent
+/// has (material only counts jumps already made).  The others: material,
+/// and where men are crowned, 4 per row a man has advanced.
+pub fn grid(pos: &Position) -> i32 {
+    let us = pos.side_to_move();
+    if !pos.variant().has_quiet_moves() {
+        let mobility =
+            pos.count_legal_moves_for(us) as i32 - pos.count_legal_moves_for(us.opponent()) as i32;
+        return 10 * mobility;
+    }
+    let mut score = material(pos);
+    if pos.variant().rules().promotes() {
+        let g = pos.geometry();
+        let last = g.size as i32 - 1;
+        let advanced = |color: Color| -> i32 {
+            pos.men(color)
+                .map(|sq| {
+                    let row = g.row_col(sq).0 as i32;
+                    match color {
+                        Color::Black => row,
+                        Color::White => last - row,
+                    }
+                })
+                .sum()
+        };
+        score += 4 * (advanced(us) - advanced(us.opponent()));
+    }
+    score
+}
+
 /// The evaluation used for a variant.
 pub fn evaluate(pos: &Position) -> i32 {
     match pos.variant() {
         Variant::English => english(pos, &ENGLISH_WEIGHTS),
+        v if v.on_grid() => grid(pos),
         _ => material(pos),
     }
 }

@@ -205,6 +205,9 @@ impl<S: Sink> Generator<'_, S> {
             }
             return;
         }
+        if self.gr.no_steps_on_far_row && self.promo_row & (1 << from) != 0 {
+            return;
+        }
         let men = self.us & !self.kings;
         for dir in 0..8 {
             if !self.man_steps.has(Compass::ALL[dir]) {

@@ -96,6 +96,9 @@ pub struct GridRules {
     /// its own pieces from these squares, then the second player one of its
     /// own next to the hole.  Zero: no removals.
     pub first_removals: u64,
+    /// A man on its far row makes no step at all, though it may still
+    /// capture (Alquerque, where men are never crowned).
+    pub no_steps_on_far_row: bool,
     /// One piece against one is a draw unless the side to move can capture
     /// (Turkish).
     pub lone_pieces_draw: bool,

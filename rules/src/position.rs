@@ -557,10 +557,21 @@ impl Position {
         list.first().is_some_and(Move::is_capture)
     }
 
-    /// Whether a move resets the no-progress counters: it moves a man or
-    /// takes a piece (a capture or a removal).
+    /// Whether a move resets the no-progress counters: it takes a piece (a
+    /// capture or a removal) or moves a man on (on full boards a man's
+    /// sideways step, which can be undone, is not progress).
     pub fn is_irreversible(&self, m: &Move) -> bool {
-        m.takes_piece() || self.get(KINGS) & (1 << m.origin_bit()) == 0
+        if m.takes_piece() {
+            return true;
+        }
+        let man = self.get(KINGS) & (1 << m.origin_bit()) == 0;
+        if !self.variant.on_grid() {
+            return man;
+        }
+        // On full boards men may step sideways (Turkish, Gothic, Alquerque)
+        // and back again: only a step to another row is progress.
+        let g = self.geometry();
+        man && g.row_col(m.from()).0 != g.row_col(m.to()).0
     }
 
     /// Plays a move after checking that it is legal.

@@ -351,6 +351,14 @@ impl Variant {
         FLAGS[self as usize] & (HUFFING_FLAG | GRID_FLAG) != 0
     }
 
+    /// Whether a move that takes nothing can ever be legal (false in
+    /// Konane, where every move after the opening is a jump): searches that
+    /// extend forced captures until the position is quiet need this.
+    #[inline(always)]
+    pub fn has_quiet_moves(self) -> bool {
+        FLAGS[self as usize] & CAPTURES_ONLY_FLAG == 0
+    }
+
     /// Whether the board's bit layout needs more than 64 bits (12x12).
     #[inline(always)]
     pub fn wide_board(self) -> bool {
@@ -504,7 +512,11 @@ impl Variant {
         }
         let mut chars = t.chars();
         let file = chars.next()?.to_ascii_lowercase();
-        let rank: i32 = chars.as_str().parse().ok()?;
+        let digits = chars.as_str();
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        let rank: i32 = digits.parse().ok().filter(|&r: &i32| r <= 64)?;
         let g = self.geometry();
         if !file.is_ascii_lowercase() {
             return None;
@@ -517,6 +529,7 @@ impl Variant {
 const HUFFING_FLAG: u8 = 1;
 const WIDE_FLAG: u8 = 2;
 const GRID_FLAG: u8 = 4;
+const CAPTURES_ONLY_FLAG: u8 = 8;
 
 /// Rule flags asked for at every node, per variant (indexed by
 /// discriminant), so that asking costs a load instead of building a
@@ -533,8 +546,11 @@ const FLAGS: [u8; Variant::ALL.len()] = {
         if rules.geometry.valid() > u64::MAX as u128 {
             flags |= WIDE_FLAG;
         }
-        if rules.grid.is_some() {
+        if let Some(grid) = rules.grid {
             flags |= GRID_FLAG;
+            if grid.man_steps.0 == 0 && grid.king_steps.0 == 0 {
+                flags |= CAPTURES_ONLY_FLAG;
+            }
         }
         table[Variant::ALL[i] as usize] = flags;
         i += 1;
@@ -787,6 +803,7 @@ pub const TURKISH: RuleSet = RuleSet {
         no_reversal: true,
         first_removals: 0,
         lone_pieces_draw: true,
+        no_steps_on_far_row: false,
     }),
     ..GRID_BASE
 };
@@ -811,6 +828,7 @@ pub const GOTHIC: RuleSet = RuleSet {
         no_reversal: false,
         first_removals: 0,
         lone_pieces_draw: false,
+        no_steps_on_far_row: false,
     }),
     ..GRID_BASE
 };
@@ -842,6 +860,7 @@ pub const DAMEO: RuleSet = RuleSet {
         no_reversal: false,
         first_removals: 0,
         lone_pieces_draw: false,
+        no_steps_on_far_row: false,
     }),
     ..GRID_BASE
 };
@@ -871,6 +890,7 @@ pub const KONANE: RuleSet = RuleSet {
         // a8, d5, e4, h1 (row 0 col 0, row 3 col 3, row 4 col 4, row 7 col 7).
         first_removals: 1 << 0 | 1 << 27 | 1 << 36 | 1 << 63,
         lone_pieces_draw: false,
+        no_steps_on_far_row: false,
     }),
     ..GRID_BASE
 };
@@ -883,9 +903,12 @@ const ALQUERQUE_WHITE: u64 = 0x1F << 20 | 0x1F << 15 | 0b11 << 13;
 /// 12 pieces each; a piece steps forward, diagonally forward or sideways
 /// along a line, never back; it captures by short jumps, the first in one of
 /// those directions and any further ones in any direction; captures are
-/// compulsory with free choice; no promotion.  Draws: threefold repetition.
+/// compulsory with free choice; no promotion, and a man on its far row
+/// only captures.  Draws: threefold repetition,
+/// and 100 plies without a capture or a step forward [Interp].
 pub const ALQUERQUE: RuleSet = RuleSet {
     geometry: Geometry::ALQUERQUE,
+    no_progress_plies: Some(100),
     grid: Some(GridRules {
         start: [turned(ALQUERQUE_WHITE, 25), ALQUERQUE_WHITE],
         man_steps: Directions::FORWARD_FIVE,
@@ -900,6 +923,7 @@ pub const ALQUERQUE: RuleSet = RuleSet {
         no_reversal: false,
         first_removals: 0,
         lone_pieces_draw: false,
+        no_steps_on_far_row: true,
     }),
     ..GRID_BASE
 };

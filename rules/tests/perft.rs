@@ -164,3 +164,51 @@ fn international_perft_9_paths() {
     let start = Position::start(Variant::International);
     assert_eq!(perft(&start, 9, PerftMode::Paths), 41_022_614);
 }
+
+// The full-board games (grid.rs).  Each table is cross-checked by the
+// independent reference generator of tests/grid_reference.rs (Turkish,
+// Konane and Alquerque to depth 6, Gothic to depth 5, Dameo to depth 4);
+// Turkish also by a Python reference to depth 6 and by pydraughts to depth 4
+// (issue-17 rules research, §1.7).
+
+#[test]
+fn turkish_to_depth_6() {
+    check(
+        Variant::Turkish,
+        &[8, 64, 708, 7538, 85090, 931312],
+        PerftMode::Paths,
+    );
+}
+
+#[test]
+fn gothic_to_depth_6() {
+    check(
+        Variant::Gothic,
+        &[22, 484, 12892, 343396, 10043928, 291892948],
+        PerftMode::Paths,
+    );
+}
+
+#[test]
+fn dameo_to_depth_5() {
+    check(
+        Variant::Dameo,
+        &[52, 2704, 135930, 6253934, 275931640],
+        PerftMode::Paths,
+    );
+}
+
+#[test]
+fn konane_to_depth_6() {
+    // Two removals by Black, then White's next to the hole, then jumps.
+    check(
+        Variant::Konane,
+        &[4, 12, 28, 172, 892, 7124],
+        PerftMode::Paths,
+    );
+}
+
+#[test]
+fn alquerque_to_depth_6() {
+    check(Variant::Alquerque, &[4, 5, 6, 12, 27, 97], PerftMode::Paths);
+}

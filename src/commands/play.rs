@@ -58,19 +58,25 @@ fn result_line(o: &Outcome) -> String {
     format!("result {} {}", o.winner_name(), o.reason.name())
 }
 
-/// The board with pieces (`b`/`w` men, `B`/`W` kings) and the numbers of empty squares.
+/// The board with pieces (`b`/`w` men, `B`/`W` kings) and the numbers of
+/// empty squares; full boards show `.` and rank and file coordinates.
 fn diagram(pos: &Position) -> String {
     let g = pos.geometry();
     let v = pos.variant();
     let n = g.size as i32;
     let mirrored = v.mirrored_board();
+    let algebraic = v.algebraic_squares();
     let mut out = String::new();
     for row in 0..n {
+        if algebraic {
+            out.push_str(&format!("{:>2}", n - row));
+        }
         for col in 0..n {
             let stored = if mirrored { n - 1 - col } else { col };
             let cell = match g.at(row, stored) {
                 None => "  .".to_string(),
                 Some(sq) => match pos.piece_at(sq) {
+                    None if algebraic => "  .".to_string(),
                     None => format!("{:>3}", v.square_number(sq)),
                     Some(p) => {
                         let c = match (p.color, p.king) {
@@ -84,6 +90,13 @@ fn diagram(pos: &Position) -> String {
                 },
             };
             out.push_str(&cell);
+        }
+        out.push('\n');
+    }
+    if algebraic {
+        out.push_str("  ");
+        for col in 0..n {
+            out.push_str(&format!("  {}", (b'a' + col as u8) as char));
         }
         out.push('\n');
     }
