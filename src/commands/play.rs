@@ -178,8 +178,18 @@ fn line_mode(engine: &mut dyn Player, game: &mut Game, user: Color) -> CliResult
     )))
 }
 
-const HELP: &str = "moves: type e.g. 11-15 or 22x15 (short forms when unambiguous)\n\
-commands: moves (list legal moves), hint, undo, save FILE, help, quit";
+/// The help line of interactive play: move examples in the variant's notation.
+fn help(v: Variant) -> String {
+    let examples = if v.algebraic_squares() {
+        "a3-a4 or d4xd6 (coordinates)"
+    } else {
+        "11-15 or 22x15"
+    };
+    format!(
+        "moves: type e.g. {examples} (short forms when unambiguous)\n\
+         commands: moves (list legal moves), hint, undo, save FILE, help, quit"
+    )
+}
 
 fn interactive(
     engine: &mut dyn Player,
@@ -189,8 +199,9 @@ fn interactive(
 ) -> CliResult {
     let v = game.position().variant();
     outln!(
-        "tammi: {v}, you play {} against {spec}. {HELP}",
-        user.name()
+        "tammi: {v}, you play {} against {spec}. {}",
+        user.name(),
+        help(v)
     );
     let stdin = std::io::stdin();
     let mut input = stdin.lock().lines();
@@ -221,7 +232,7 @@ fn interactive(
         match words.next() {
             None => {}
             Some("quit") | Some("exit") => return Ok(()),
-            Some("help") => outln!("{HELP}"),
+            Some("help") => outln!("{}", help(v)),
             Some("moves") => outln!("{}", sorted_texts(v, game.legal_moves()).join(" ")),
             Some("hint") => {
                 let (m, info) = engine.choose(game)?;
