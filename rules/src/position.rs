@@ -488,15 +488,23 @@ impl Position {
     #[inline]
     pub fn legal_moves_into(&self, list: &mut MoveList) {
         if self.variant.own_generator() {
-            let b = self.generator_board();
-            if self.variant.on_grid() {
-                return grid::legal_moves(&self.variant.rules(), &b, list);
-            }
-            return huffing::legal_moves(self.variant, &b, self.get(OFFENDING), list);
+            return self.own_legal_moves_into(list);
         }
         list.clear();
         let mut sink = ListSink { list, best: 0 };
         dispatch!(self.variant, R => movegen::generate::<R, _>(&self.board::<<R as Rules>::B>(), &mut sink));
+    }
+
+    /// [`Position::legal_moves_into`] for the variants with a generator of
+    /// their own (huffing, full boards); kept out of line so that the
+    /// dark-square path stays small.
+    #[inline(never)]
+    fn own_legal_moves_into(&self, list: &mut MoveList) {
+        let b = self.generator_board();
+        if self.variant.on_grid() {
+            return grid::legal_moves(&self.variant.rules(), &b, list);
+        }
+        huffing::legal_moves(self.variant, &b, self.get(OFFENDING), list)
     }
 
     /// Every legal move.
@@ -593,12 +601,20 @@ impl Position {
     #[inline]
     pub fn play_unchecked(&mut self, m: &Move) {
         if self.variant.own_generator() {
-            if self.variant.huffing() {
-                return self.play_huffing(m);
-            }
-            if m.is_removal() {
-                return self.play_opening_removal(m);
-            }
+            return self.play_own(m);
+        }
+        self.play_on_board(m);
+    }
+
+    /// [`Position::play_unchecked`] for the variants with a generator of
+    /// their own, out of line like [`Position::own_legal_moves_into`].
+    #[inline(never)]
+    fn play_own(&mut self, m: &Move) {
+        if self.variant.huffing() {
+            return self.play_huffing(m);
+        }
+        if m.is_removal() {
+            return self.play_opening_removal(m);
         }
         self.play_on_board(m);
     }
