@@ -761,19 +761,27 @@ const GRID_BASE: RuleSet = RuleSet {
     geometry: Geometry::FULL_EIGHT,
     setup_rows: 0,
     first_to_move: Color::White,
-    flying_kings: false,
-    king_lands_to_continue: false,
-    king_lands_adjacent: false,
-    removed_during_capture: false,
-    giveaway: false,
-    huffing: false,
-    men_capture_backward: false,
-    man_captures_king: true,
-    promotion_in_capture: PromotionInCapture::EndsMove,
-    precedence: CapturePrecedence::Free,
-    threefold_repetition: true,
     no_progress_plies: None,
-    grid: None,
+    ..ENGLISH
+};
+
+/// The move rules the full-board games share before each sets its own:
+/// nothing moves, nothing special.
+const GRID_MOVES: GridRules = GridRules {
+    start: [0, 0],
+    man_steps: Directions::NONE,
+    man_jumps: Directions::NONE,
+    man_jumps_after: Directions::NONE,
+    king_steps: Directions::NONE,
+    king_jumps: Directions::NONE,
+    promotion: false,
+    line_moves: false,
+    straight_jumps: false,
+    optional_continuation: false,
+    no_reversal: false,
+    first_removals: 0,
+    no_steps_on_far_row: false,
+    lone_pieces_draw: false,
 };
 
 /// Turkish draughts (Dama; VARIANTS.md): 16 men each on the second and
@@ -797,13 +805,9 @@ pub const TURKISH: RuleSet = RuleSet {
         king_steps: Directions::ORTHOGONAL,
         king_jumps: Directions::ORTHOGONAL,
         promotion: true,
-        line_moves: false,
-        straight_jumps: false,
-        optional_continuation: false,
         no_reversal: true,
-        first_removals: 0,
         lone_pieces_draw: true,
-        no_steps_on_far_row: false,
+        ..GRID_MOVES
     }),
     ..GRID_BASE
 };
@@ -822,13 +826,7 @@ pub const GOTHIC: RuleSet = RuleSet {
         king_steps: Directions::ALL,
         king_jumps: Directions::ALL,
         promotion: true,
-        line_moves: false,
-        straight_jumps: false,
-        optional_continuation: false,
-        no_reversal: false,
-        first_removals: 0,
-        lone_pieces_draw: false,
-        no_steps_on_far_row: false,
+        ..GRID_MOVES
     }),
     ..GRID_BASE
 };
@@ -855,12 +853,7 @@ pub const DAMEO: RuleSet = RuleSet {
         king_jumps: Directions::ORTHOGONAL,
         promotion: true,
         line_moves: true,
-        straight_jumps: false,
-        optional_continuation: false,
-        no_reversal: false,
-        first_removals: 0,
-        lone_pieces_draw: false,
-        no_steps_on_far_row: false,
+        ..GRID_MOVES
     }),
     ..GRID_BASE
 };
@@ -877,20 +870,13 @@ pub const KONANE: RuleSet = RuleSet {
     threefold_repetition: false,
     grid: Some(GridRules {
         start: [KONANE_LIGHT, !KONANE_LIGHT],
-        man_steps: Directions::NONE,
         man_jumps: Directions::ORTHOGONAL,
         man_jumps_after: Directions::ORTHOGONAL,
-        king_steps: Directions::NONE,
-        king_jumps: Directions::NONE,
-        promotion: false,
-        line_moves: false,
         straight_jumps: true,
         optional_continuation: true,
-        no_reversal: false,
         // a8, d5, e4, h1 (row 0 col 0, row 3 col 3, row 4 col 4, row 7 col 7).
         first_removals: 1 << 0 | 1 << 27 | 1 << 36 | 1 << 63,
-        lone_pieces_draw: false,
-        no_steps_on_far_row: false,
+        ..GRID_MOVES
     }),
     ..GRID_BASE
 };
@@ -914,16 +900,8 @@ pub const ALQUERQUE: RuleSet = RuleSet {
         man_steps: Directions::FORWARD_FIVE,
         man_jumps: Directions::FORWARD_FIVE,
         man_jumps_after: Directions::ALL,
-        king_steps: Directions::NONE,
-        king_jumps: Directions::NONE,
-        promotion: false,
-        line_moves: false,
-        straight_jumps: false,
-        optional_continuation: false,
-        no_reversal: false,
-        first_removals: 0,
-        lone_pieces_draw: false,
         no_steps_on_far_row: true,
+        ..GRID_MOVES
     }),
     ..GRID_BASE
 };
