@@ -40,11 +40,12 @@ pub fn perft(pos: &Position, depth: u32, mode: PerftMode) -> u64 {
 /// Perft over whole positions (huffing variants): slower, but it carries
 /// every piece of position state.
 fn positions(pos: &Position, depth: u32, mode: PerftMode, lists: &mut [MoveList]) -> u64 {
+    if depth == 1 && mode == PerftMode::Paths {
+        // Bulk counting: the last ply's moves are counted, not listed.
+        return pos.count_legal_moves();
+    }
     let (list, rest) = lists.split_first_mut().expect("one list per ply");
     pos.legal_moves_into(list);
-    if depth == 1 && mode == PerftMode::Paths {
-        return list.len() as u64;
-    }
     let mut total = 0;
     for (i, m) in list.iter().enumerate() {
         if mode == PerftMode::Unique && m.captured_count() >= 2 {
