@@ -228,10 +228,20 @@ impl Game {
 
     /// Turkish: a piece each, and the side to move has no capture.
     fn is_lone_pieces_draw(&self) -> bool {
-        let rules = self.position.variant().rules();
-        rules.grid.is_some_and(|g| g.lone_pieces_draw)
-            && self.position.count(Color::Black).0 + self.position.count(Color::Black).1 == 1
-            && self.position.count(Color::White).0 + self.position.count(Color::White).1 == 1
+        let pos = &self.position;
+        let pieces = |c: Color| {
+            let (men, kings) = pos.count(c);
+            men + kings
+        };
+        // The table lookup first: every other game stops there.
+        pos.variant().on_grid()
+            && pos
+                .variant()
+                .rules()
+                .grid
+                .is_some_and(|g| g.lone_pieces_draw)
+            && pieces(Color::Black) == 1
+            && pieces(Color::White) == 1
             && !self.legal[0].is_capture()
     }
 
