@@ -59,6 +59,17 @@ impl TrainBatch {
         self.len == 0
     }
 
+    /// The encoded inputs, [`Encoding::input_len`] floats per sample, in
+    /// order: what the trainer feeds the net (for checks and tools).
+    pub fn inputs(&self) -> &[f32] {
+        &self.inputs
+    }
+
+    /// The policy targets, [`Encoding::policy_size`] floats per sample, in order.
+    pub fn policy_targets(&self) -> &[f32] {
+        &self.policy
+    }
+
     /// Removes every sample, keeping the buffers.
     pub fn clear(&mut self) {
         self.inputs.clear();

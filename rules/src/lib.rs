@@ -34,6 +34,7 @@ mod notation;
 mod pdn;
 mod perft;
 mod position;
+mod symmetry;
 mod variant;
 mod zobrist;
 
@@ -47,4 +48,5 @@ pub use notation::{MoveTextError, move_numbers, move_text, parse_move, sorted_te
 pub use pdn::{PdnError, PdnGame, read_pdn, result_token, result_winner, write_pdn};
 pub use perft::{PerftMode, perft};
 pub use position::{Bitboards, IllegalMove, Piece, Position, PositionError, Setup};
+pub use symmetry::Symmetry;
 pub use variant::{CapturePrecedence, Color, PromotionInCapture, RuleSet, UnknownVariant, Variant};

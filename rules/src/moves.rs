@@ -90,7 +90,7 @@ impl Move {
         self.len == 0
     }
 
-    fn geometry(&self) -> Geometry {
+    pub(crate) fn geometry(&self) -> Geometry {
         self.geometry
     }
 

@@ -310,7 +310,12 @@ impl Position {
         Ok(Position::from_bitboards(variant, side, bb.pieces, bb.kings))
     }
 
-    fn from_bitboards(variant: Variant, side: Color, pieces: [Wide; 2], kings: Wide) -> Position {
+    pub(crate) fn from_bitboards(
+        variant: Variant,
+        side: Color,
+        pieces: [Wide; 2],
+        kings: Wide,
+    ) -> Position {
         let mut p = Position {
             variant,
             side,

@@ -59,6 +59,11 @@ pub struct TrainSection {
     pub samples_per_position: f64,
     /// Log losses every this many steps.
     pub log_every: u64,
+    /// Train each sample under a random one of the board symmetries the
+    /// variant's rules keep (`Variant::symmetries`: the four of Konane, the
+    /// left-right mirror of the other full-board games, none on dark
+    /// squares), as AlphaGo Zero did with Go's eight: more data per game.
+    pub symmetries: bool,
     /// `[train.loss]`: loss weights and weight decay.
     pub loss: TrainConfig,
     /// `[train.value_target]`: how a sample's value target is made.
@@ -79,6 +84,7 @@ impl Default for TrainSection {
             steps_per_generation: 200,
             samples_per_position: 4.0,
             log_every: 20,
+            symmetries: true,
             loss: TrainConfig::default(),
             value_target: ValueTargets::default(),
             window: WindowConfig::default(),

@@ -209,7 +209,7 @@ pub fn train_generation(
     let mut sums = [0.0f64; 6];
     let mut in_sum = 0u64;
     for i in 0..steps {
-        buffer.sample_into(&mut rng, t.batch_size, &mut batch)?;
+        buffer.sample_into(&mut rng, t.batch_size, t.symmetries, &mut batch)?;
         let step = trainer.steps();
         let lr = learning_rate(t, step);
         let l = trainer.step(&batch, lr)?;

@@ -13,7 +13,7 @@ use std::collections::{BTreeSet, VecDeque};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use tammi_model::TrainBatch;
-use tammi_rules::Variant;
+use tammi_rules::{Symmetry, Variant};
 use tammi_selfplay::{Sample, ShardError, ValueTargets, read_shard};
 
 /// How large the window is (`[train.window]` of a config).
@@ -213,10 +213,13 @@ impl ReplayBuffer {
     /// Fills `batch` with `n` samples drawn uniformly (with replacement) from
     /// the window.  Samples of cheap searches (playout-cap randomization)
     /// get an all-zero policy target, so they train the value heads only.
+    /// With `symmetries`, each sample is seen under a random one of its
+    /// variant's board symmetries (its moves and their targets mapped along).
     pub fn sample_into(
         &self,
         rng: &mut impl Rng,
         n: usize,
+        symmetries: bool,
         batch: &mut TrainBatch,
     ) -> Result<(), ReplayError> {
         batch.clear();
@@ -224,6 +227,7 @@ impl ReplayBuffer {
             return Ok(());
         }
         let mut zeros = Vec::new();
+        let mut mapped = Vec::new();
         for _ in 0..n {
             let s = &self.samples[rng.random_range(0..self.samples.len())];
             let policy: &[f32] = if s.full_search {
@@ -233,12 +237,25 @@ impl ReplayBuffer {
                 zeros.resize(s.moves.len(), 0.0);
                 &zeros
             };
+            let choices = s.position.variant().symmetries();
+            let symmetry = if symmetries && choices.len() > 1 {
+                choices[rng.random_range(0..choices.len())]
+            } else {
+                Symmetry::Identity
+            };
+            let (position, moves) = if symmetry == Symmetry::Identity {
+                (s.position, &s.moves[..])
+            } else {
+                mapped.clear();
+                mapped.extend(s.moves.iter().map(|m| m.transformed(symmetry)));
+                (s.position.transformed(symmetry), &mapped[..])
+            };
             batch
                 .push(
-                    &s.position,
+                    &position,
                     s.no_progress,
                     s.repetitions,
-                    &s.moves,
+                    moves,
                     policy,
                     s.result,
                     Some(s.moves_left as f32),

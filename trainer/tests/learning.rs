@@ -91,7 +91,9 @@ fn one_generation_beats_the_uniform_evaluator() {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(2);
     let steps = 300;
     for i in 0..steps {
-        buffer.sample_into(&mut rng, 128, &mut batch).unwrap();
+        buffer
+            .sample_into(&mut rng, 128, false, &mut batch)
+            .unwrap();
         let lr = if i < 20 {
             2e-3 * (i + 1) as f64 / 20.0
         } else {

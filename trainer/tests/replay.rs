@@ -1,15 +1,21 @@
 //! The replay buffer over real shards written by self-play.
 
 use rand::SeedableRng;
+use std::collections::HashMap;
 use std::ops::ControlFlow;
 use std::time::Duration;
-use tammi_model::{TrainBatch, UniformEvaluator};
-use tammi_rules::Variant;
+use tammi_model::{Encoding, TrainBatch, UniformEvaluator, policy_index};
+use tammi_rules::{Position, Symmetry, Variant};
 use tammi_selfplay::{Event, GameRecord, SelfPlayConfig, run_selfplay, write_shard};
 use tammi_trainer::{ReplayBuffer, WindowConfig};
 
 /// Plays `games` quick games with the uniform evaluator.
 fn games(n: u64, seed: u64) -> Vec<GameRecord> {
+    games_of(Variant::English, n, seed)
+}
+
+/// Plays `games` quick games of `variant` with the uniform evaluator.
+fn games_of(variant: Variant, n: u64, seed: u64) -> Vec<GameRecord> {
     let cfg = SelfPlayConfig {
         simulations: 8,
         cheap_simulations: 2,
@@ -29,7 +35,7 @@ fn games(n: u64, seed: u64) -> Vec<GameRecord> {
         Ok(ControlFlow::Continue(()))
     };
     run_selfplay(
-        &UniformEvaluator::new(Variant::English),
+        &UniformEvaluator::new(variant),
         &cfg,
         &tammi_selfplay::RunSetup::default(),
         n,
@@ -76,7 +82,7 @@ fn reads_new_shards_once_trims_the_window_and_samples_batches() {
 
     let mut batch = TrainBatch::new(Variant::English);
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
-    buffer.sample_into(&mut rng, 64, &mut batch).unwrap();
+    buffer.sample_into(&mut rng, 64, true, &mut batch).unwrap();
     assert_eq!(batch.len(), 64);
 }
 
@@ -119,5 +125,87 @@ fn every_preset_in_configs_reads_and_checks() {
     names.sort();
     for want in ["default.toml", "gpu.toml", "tiny.toml"] {
         assert!(names.iter().any(|n| n == want), "{want} missing: {names:?}");
+    }
+}
+
+/// Policy targets as (index, probability) pairs.
+type Target = Vec<(usize, f32)>;
+
+/// The encoded input of a position (floats as bits, to key a map).
+fn encoded(enc: &Encoding, pos: &Position, no_progress: u16, repetitions: u32) -> Vec<u32> {
+    let mut buf = vec![0.0; enc.input_len()];
+    enc.encode_into(pos, no_progress, repetitions, &mut buf)
+        .unwrap();
+    buf.iter().map(|x| x.to_bits()).collect()
+}
+
+/// Turkish keeps the left-right mirror: with `symmetries` on, the batch holds
+/// mirrored positions too, each with its policy target on the mirrored
+/// moves; with it off, only the positions played.
+#[test]
+fn samples_are_mirrored_with_their_targets_where_the_rules_allow() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = games_of(Variant::Turkish, 2, 5);
+    write_shard(&dir.path().join("t.bin"), Variant::Turkish, &g).unwrap();
+    let mut buffer = ReplayBuffer::new(Variant::Turkish, WindowConfig::default());
+    buffer.scan(dir.path()).unwrap();
+    let enc = Encoding::new(Variant::Turkish);
+    // Every position played and its mirror image, with the policy indices
+    // of its moves' targets.
+    let mut known: HashMap<Vec<u32>, (bool, Target)> = HashMap::new();
+    for s in g.iter().flat_map(|g| &g.samples).filter(|s| s.full_search) {
+        for symmetry in [Symmetry::MirrorFiles, Symmetry::Identity] {
+            let pos = s.position.transformed(symmetry);
+            let mut target: Vec<(usize, f32)> = s
+                .moves
+                .iter()
+                .zip(&s.policy)
+                .map(|(m, &p)| (policy_index(&pos, &m.transformed(symmetry)), p))
+                .collect();
+            target.sort_by_key(|t| t.0);
+            let key = encoded(&enc, &pos, s.no_progress, s.repetitions);
+            known.insert(key, (symmetry == Symmetry::Identity, target));
+        }
+    }
+    for symmetries in [false, true] {
+        let mut batch = TrainBatch::new(Variant::Turkish);
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
+        buffer
+            .sample_into(&mut rng, 256, symmetries, &mut batch)
+            .unwrap();
+        let (mut played, mut mirrored) = (0, 0);
+        let inputs = batch.inputs().chunks(enc.input_len());
+        let targets = batch.policy_targets().chunks(enc.policy_size());
+        for (input, policy) in inputs.zip(targets) {
+            let key: Vec<u32> = input.iter().map(|x| x.to_bits()).collect();
+            if policy.iter().all(|&p| p == 0.0) {
+                continue; // a cheap search's sample: value target only
+            }
+            let (is_played, target) = known.get(&key).expect("a played or mirrored position");
+            let mut got: Vec<(usize, f32)> = policy
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| **p != 0.0)
+                .map(|(i, &p)| (i, p))
+                .collect();
+            got.sort_by_key(|t| t.0);
+            let mut want: Vec<(usize, f32)> = Vec::new();
+            for &(i, p) in target {
+                match want.last_mut() {
+                    Some(last) if last.0 == i => last.1 += p,
+                    _ if p != 0.0 => want.push((i, p)),
+                    _ => {}
+                }
+            }
+            want.retain(|t| t.1 != 0.0);
+            assert_eq!(got, want);
+            if *is_played {
+                played += 1
+            } else {
+                mirrored += 1
+            }
+        }
+        assert!(played > 50, "{played}");
+        assert_eq!(mirrored > 50, symmetries, "{mirrored} mirrored");
     }
 }
