@@ -8,6 +8,7 @@ pub mod gating;
 pub mod matchplay;
 pub mod openings;
 pub mod player;
+pub mod proof;
 pub mod rating;
 pub mod spec;
 pub mod stats;

@@ -1,6 +1,7 @@
 //! The `Player` trait shared by every kind of player, and the classical players.
 
 use crate::alphabeta::{AlphaBeta, SearchLimits, SearchOptions};
+use crate::proof::ProofSearch;
 use crate::spec::PlayerSpec;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -136,9 +137,12 @@ impl Player for AlphaBetaPlayer {
 }
 
 /// A network (or the uniform evaluator) through MCTS, without exploration
-/// noise: PUCT at the root, the most visited move is played.
+/// noise: PUCT at the root, the most visited move is played.  With a proof
+/// search ([`MctsPlayer::with_proof_search`]) a win it proves is played
+/// instead.
 pub struct MctsPlayer {
     search: Search,
+    proof: Option<ProofSearch>,
     evaluator: Arc<dyn Evaluator>,
     simulations: Option<u32>,
     movetime: Option<Duration>,
@@ -171,6 +175,7 @@ impl MctsPlayer {
     ) -> MctsPlayer {
         MctsPlayer {
             search: Search::new(&MctsPlayer::match_config()),
+            proof: None,
             evaluator,
             simulations,
             movetime,
@@ -187,13 +192,38 @@ impl MctsPlayer {
         self
     }
 
+    /// Runs an alpha-beta proof search of about `nodes` nodes before each
+    /// move, and plays a win it proves without searching with MCTS.
+    pub fn with_proof_search(mut self, nodes: u64) -> MctsPlayer {
+        self.proof = Some(ProofSearch::new(nodes));
+        self
+    }
+
+    /// Searches with endgame tables: positions they hold take their exact
+    /// value in MCTS, and count as proven in the proof search.
+    pub fn with_tables(mut self, tables: Arc<Egdb>) -> MctsPlayer {
+        self.search.set_tables(Some(tables.clone()));
+        if let Some(proof) = &mut self.proof {
+            proof.set_tables(Some(tables));
+        }
+        self
+    }
+
     /// Searches the game's position to the player's limits: the whole root
     /// decision (visits, values and policy of every legal move), for analysis.
     pub fn think(&mut self, game: &Game) -> Result<Decision, PlayerError> {
+        let deadline = self.movetime.map(|t| Instant::now() + t);
+        self.think_until(game, deadline)
+    }
+
+    fn think_until(
+        &mut self,
+        game: &Game,
+        deadline: Option<Instant>,
+    ) -> Result<Decision, PlayerError> {
         if game.outcome().is_some() {
             return Err(PlayerError::NoLegalMove);
         }
-        let deadline = self.movetime.map(|t| Instant::now() + t);
         let budget = MoveBudget {
             // With only a time limit the deadline stops the search.
             simulations: self.simulations.unwrap_or(u32::MAX / 4),
@@ -220,7 +250,21 @@ impl Player for MctsPlayer {
         self.name.clone()
     }
     fn choose(&mut self, game: &Game) -> Result<(Move, MoveInfo), PlayerError> {
-        let d = self.think(game)?;
+        // The proof search's time counts against the move's time.
+        let deadline = self.movetime.map(|t| Instant::now() + t);
+        if game.outcome().is_none()
+            && let Some(win) = self.proof.as_mut().and_then(|p| p.proven_win(game))
+        {
+            return Ok((
+                win.mv,
+                MoveInfo {
+                    score: Some(100),
+                    depth: win.plies,
+                    nodes: Some(win.nodes),
+                },
+            ));
+        }
+        let d = self.think_until(game, deadline)?;
         Ok((
             d.mv,
             MoveInfo {
@@ -232,6 +276,9 @@ impl Player for MctsPlayer {
     }
     fn new_game(&mut self) {
         self.search.forget();
+        if let Some(proof) = &mut self.proof {
+            proof.clear();
+        }
     }
 }
 
@@ -328,6 +375,7 @@ impl PlayerFactory {
                 sims,
                 movetime,
                 batch,
+                solve,
                 ..
             } => {
                 let evaluator = self
@@ -337,8 +385,11 @@ impl PlayerFactory {
                 let mut player =
                     MctsPlayer::new(evaluator, *sims, *movetime, seed, self.spec.to_string())
                         .with_batch(*batch);
+                if let Some(nodes) = solve {
+                    player = player.with_proof_search(*nodes);
+                }
                 if let Some(t) = &self.tables {
-                    player.search.set_tables(Some(t.clone()));
+                    player = player.with_tables(t.clone());
                 }
                 Box::new(player)
             }

@@ -1,6 +1,7 @@
 //! Player specifications as written on the command line: `random`,
 //! `alphabeta:depth=6`, `alphabeta:movetime=100ms`, `mcts:model=PATH,sims=200`
-//! (`backend=cuda` runs its network on a GPU build's backend).
+//! (`backend=cuda` runs its network on a GPU build's backend; `solve=20000`
+//! proves wins with alpha-beta before each MCTS search).
 
 use std::fmt;
 use std::path::PathBuf;
@@ -36,12 +37,20 @@ pub enum PlayerSpec {
         batch: u32,
         /// The backend the network runs on (`backend=flex|wgpu|cuda`).
         backend: DeviceChoice,
+        /// Nodes of the alpha-beta proof search run before each move
+        /// (`solve=N`): a win it proves is played outright (see
+        /// [`crate::proof`]); `None` searches with MCTS alone.
+        solve: Option<u64>,
     },
 }
 
 /// Largest alpha-beta transposition table (`hash=`), in MiB: more than any
 /// search here fills, and small enough to be allocated on a laptop.
 pub const MAX_HASH_MB: u32 = 4096;
+
+/// Largest proof search of an MCTS player (`solve=`), in nodes: tens of
+/// seconds of alpha-beta on one core, beyond any sensible time per move.
+pub const MAX_SOLVE_NODES: u32 = 100_000_000;
 
 /// Leaves per network call of an MCTS player unless its spec says otherwise.
 pub const DEFAULT_MCTS_BATCH: u32 = 8;
@@ -156,6 +165,7 @@ impl FromStr for PlayerSpec {
                 let (mut model, mut sims, mut movetime, mut egdb) = (None, None, None, None);
                 let mut batch = DEFAULT_MCTS_BATCH;
                 let mut backend = DeviceChoice::default();
+                let mut solve = None;
                 for (k, v) in pairs {
                     if search_key(k, v, &mut movetime, &mut egdb)? {
                         continue;
@@ -164,13 +174,17 @@ impl FromStr for PlayerSpec {
                         "model" => model = Some(PathBuf::from(v)),
                         "sims" => sims = Some(parse_u32(k, v, 10_000_000)?),
                         "batch" => batch = parse_u32(k, v, 256)?,
+                        "solve" => solve = Some(u64::from(parse_u32(k, v, MAX_SOLVE_NODES)?)),
                         "backend" => {
                             backend = v
                                 .parse()
                                 .map_err(|e: tammi_model::ModelError| SpecError(e.to_string()))?
                         }
                         _ => {
-                            return Err(unknown(k, "model, sims, movetime, egdb, batch, backend"));
+                            return Err(unknown(
+                                k,
+                                "model, sims, movetime, egdb, batch, backend, solve",
+                            ));
                         }
                     }
                 }
@@ -182,6 +196,7 @@ impl FromStr for PlayerSpec {
                     egdb,
                     batch,
                     backend,
+                    solve,
                 })
             }
             _ => Err(SpecError(format!(
@@ -217,6 +232,7 @@ impl fmt::Display for PlayerSpec {
                 egdb,
                 batch,
                 backend,
+                solve,
             } => (
                 "mcts",
                 vec![
@@ -226,6 +242,7 @@ impl fmt::Display for PlayerSpec {
                     egdb_part(egdb),
                     (*batch != DEFAULT_MCTS_BATCH).then(|| format!("batch={batch}")),
                     (*backend != DeviceChoice::default()).then(|| format!("backend={backend}")),
+                    solve.map(|n| format!("solve={n}")),
                 ],
             ),
         };
@@ -285,6 +302,7 @@ mod tests {
             "mcts:sims=5,egdb=tables/english",
             "mcts:movetime=200ms,batch=1",
             "mcts:model=m,sims=8,backend=cuda",
+            "mcts:model=m,sims=32,solve=20000",
         ] {
             assert_eq!(s.parse::<PlayerSpec>().unwrap().to_string(), s);
         }
@@ -307,6 +325,9 @@ mod tests {
             "alphabeta:depth=6,hash=65536",
             "mcts:sims=5,batch=257",
             "mcts:sims=5,backend=tpu",
+            "mcts:sims=5,solve=0",
+            "mcts:sims=5,solve=-3",
+            "mcts:sims=5,solve=100000001",
         ] {
             assert!(bad.parse::<PlayerSpec>().is_err(), "{bad}");
         }

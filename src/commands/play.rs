@@ -118,6 +118,7 @@ pub fn run(args: &Args) -> CliResult {
             egdb: None,
             batch: tammi_evaluator::spec::DEFAULT_MCTS_BATCH,
             backend: Default::default(),
+            solve: None,
         },
         (None, Some(p)) => p.clone(),
         (None, None) => "alphabeta:depth=8".parse().expect("valid default spec"),

@@ -72,6 +72,7 @@ fn mcts(
         egdb: None,
         batch,
         backend,
+        solve: None,
     }
 }
 
