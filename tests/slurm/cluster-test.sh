@@ -124,18 +124,25 @@ array=$(sbatch --parsable --array=0-2 -o "$work/worker-%a.out" scripts/slurm/wor
     "$run" 1) || fail "sbatch workers"
 echo "trainer job $trainer, worker array $array"
 
-# Cancel task 1 once it has finished a chunk and is playing the next one.
+# Cancel task 1 while it plays a chunk: once it has finished a chunk with a
+# trained model (games with the uniform first model take milliseconds) and
+# has started the next one.  The cancel can still land between two chunks
+# (a chunk takes well under a second); the checks below hold either way, and
+# the one about the cut chunk applies when it was cut.
 victim=$run/workers/$array-1
 cancelled=
-for _ in $(seq 240); do
-    if ls "$victim"/chunk-*/.done.json >/dev/null 2>&1; then
+for _ in $(seq 1200); do
+    last=$(ls -d "$victim"/chunk-* 2>/dev/null | sort | tail -n 1)
+    if [ -n "$last" ] && [ ! -e "$last/.done.json" ] && [ -e "$last/.start.json" ] \
+        && ! grep -q '"model_generation": *0[,}]' "$last/.start.json" \
+        && ls "$victim"/chunk-*/.done.json >/dev/null 2>&1; then
         scancel "${array}_1"
         cancelled=$(date +%s)
         break
     fi
-    sleep 0.5
+    sleep 0.1
 done
-[ -n "$cancelled" ] || fail "worker task 1 finished no chunk within 2 minutes"
+[ -n "$cancelled" ] || fail "worker task 1 started no chunk with a trained model within 2 minutes"
 echo "cancelled worker task ${array}_1"
 
 for _ in $(seq 600); do
@@ -175,10 +182,17 @@ assert not missing, f"no games trained on from workers {missing}: {fresh_by}"
 state = json.load(open(os.path.join(run, "state.json")))
 assert state["generation"] == 5, state
 assert state["games"] == sum(fresh_by.values()), (state["games"], fresh_by)
-# The cancelled task stopped inside a chunk: its last chunk is incomplete.
+# Only complete chunks are taken in; a chunk cut by the cancel is not.
+for path in glob.glob(os.path.join(run, "workers", "*", "chunk-*")):
+    key = (os.path.basename(os.path.dirname(path)), int(path.rsplit("-", 1)[1]))
+    done = os.path.exists(os.path.join(path, ".done.json"))
+    assert done or key not in seen, f"incomplete chunk {key} was taken in"
 chunks = sorted(glob.glob(os.path.join(run, "workers", ids[1], "chunk-*")))
-assert chunks and not os.path.exists(os.path.join(chunks[-1], ".done.json")), \
-    "the cancelled worker's last chunk is complete: it was not cut while playing"
+assert chunks, "the cancelled worker wrote no chunk"
+if os.path.exists(os.path.join(chunks[-1], ".done.json")):
+    print("note: the cancel landed between two chunks of the cancelled worker")
+else:
+    print("the cancelled worker was cut inside", os.path.basename(chunks[-1]))
 # No partial shard: every visible file is a whole shard or its PDN (verify
 # read every shard); interrupted writes only ever leave hidden temporaries.
 for path in glob.glob(os.path.join(run, "workers", "*", "chunk-*", "*")):
