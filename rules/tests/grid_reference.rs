@@ -19,7 +19,7 @@
 //! found by a plain depth-first search over a copy of the board; nothing is
 //! precomputed.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use tammi_rules::{Color, Move, PerftMode, Position, Square, Variant, perft};
 
 // ---------------------------------------------------------------------------
@@ -206,7 +206,7 @@ fn rules_of(v: Variant) -> Rules {
 // ---------------------------------------------------------------------------
 // The board: a mailbox of cells by (file, rank), rank 0 at the bottom.
 
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 struct Man {
     white: bool,
     king: bool,
@@ -700,6 +700,41 @@ fn start_positions_are_the_rules() {
     }
 }
 
+/// Counts of subtrees already walked, by the cells, the side to move and
+/// the depth left: the board holds no other state.
+type Walked = HashMap<(Vec<Option<Man>>, bool, u32), u64>;
+
+/// [`reference_perft`] with each position's subtree walked once however
+/// many move orders reach it, so the deep cross-checks stay within seconds.
+/// The counts are the same: a subtree's leaf count depends only on its root.
+fn reference_perft_merged(b: &Board, depth: u32, walked: &mut Walked) -> u64 {
+    if depth <= 2 {
+        return reference_perft(b, depth);
+    }
+    let key = (b.cells.clone(), b.white_to_move, depth);
+    if let Some(&n) = walked.get(&key) {
+        return n;
+    }
+    let (moves, _) = b.legal();
+    let n = moves
+        .iter()
+        .map(|m| reference_perft_merged(&b.play(m), depth - 1, walked))
+        .sum();
+    walked.insert(key, n);
+    n
+}
+
+/// Perft at `depth` alone, through merged transpositions on both sides
+/// (tammi's `PerftMode::Paths` counts every path, as the reference does).
+fn deep_perft_agrees(v: Variant, depth: u32) {
+    let ours = reference_perft_merged(&own_start(v), depth, &mut Walked::new());
+    let tammi = perft(&Position::start(v), depth, PerftMode::Paths);
+    assert_eq!(
+        tammi, ours,
+        "{v} perft({depth}): tammi {tammi}, reference {ours}"
+    );
+}
+
 fn perft_agrees(v: Variant, depth: u32) {
     let start = Position::start(v);
     let b = own_start(v);
@@ -726,6 +761,16 @@ fn gothic_perft_agrees_to_depth_5() {
 #[test]
 fn dameo_perft_agrees_to_depth_4() {
     perft_agrees(Variant::Dameo, 4);
+}
+
+#[test]
+fn gothic_perft_6_agrees() {
+    deep_perft_agrees(Variant::Gothic, 6);
+}
+
+#[test]
+fn dameo_perft_5_agrees() {
+    deep_perft_agrees(Variant::Dameo, 5);
 }
 
 #[test]
