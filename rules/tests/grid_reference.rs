@@ -724,8 +724,9 @@ fn reference_perft_merged(b: &Board, depth: u32, walked: &mut Walked) -> u64 {
     n
 }
 
-/// Perft at `depth` alone, through merged transpositions on both sides
-/// (tammi's `PerftMode::Paths` counts every path, as the reference does).
+/// Perft at `depth` alone: the reference through [`reference_perft_merged`],
+/// tammi by its plain walk (`PerftMode::Paths` counts every capture path, as
+/// the reference does).
 fn deep_perft_agrees(v: Variant, depth: u32) {
     let ours = reference_perft_merged(&own_start(v), depth, &mut Walked::new());
     let tammi = perft(&Position::start(v), depth, PerftMode::Paths);
