@@ -21,11 +21,13 @@ export TAMMI=$tammi
 
 fail() {
     echo "FAIL: $*" >&2
-    for log in "$work"/*.log "$work"/*.out; do
+    for log in "${work:-/nonexistent}"/*.log "${work:-/nonexistent}"/*.out; do
         [ -f "$log" ] && { echo "--- $log (last lines)" >&2; tail -n 20 "$log" >&2; }
     done
     exit 1
 }
+# A command that fails under `set -e` says where, with the logs.
+trap 'fail "line $LINENO: a command exited with status $?"' ERR
 
 as_root() {
     if [ "$(id -u)" = 0 ]; then "$@"
@@ -132,7 +134,7 @@ echo "trainer job $trainer, worker array $array"
 victim=$run/workers/$array-1
 cancelled=
 for _ in $(seq 1200); do
-    last=$(ls -d "$victim"/chunk-* 2>/dev/null | sort | tail -n 1)
+    last=$(ls -d "$victim"/chunk-* 2>/dev/null | sort | tail -n 1 || true)
     if [ -n "$last" ] && [ ! -e "$last/.done.json" ] && [ -e "$last/.start.json" ] \
         && ! grep -q '"model_generation": *0[,}]' "$last/.start.json" \
         && ls "$victim"/chunk-*/.done.json >/dev/null 2>&1; then
