@@ -110,9 +110,61 @@ pub(crate) fn count(rs: &RuleSet, b: &Board<Wide>) -> u64 {
     if let Some(squares) = removals(rs, b) {
         return squares.count_ones() as u64;
     }
+    if counts_by_shifts(rs) {
+        return straight_jump_count(b.us as u64, b.them as u64);
+    }
     let mut sink = crate::movegen::CountSink { count: 0, best: 0 };
     generate(rs, b, &mut sink);
     sink.count
+}
+
+/// Whether the moves are Konane's on the 8x8 board: men only, every move a
+/// jump along a row or column, several in one straight line with a stop
+/// allowed after each, and no precedence among captures.  Then every stop is
+/// a move of its own and the number of moves follows from shifted bitboards
+/// ([`straight_jump_count`]), which alpha-beta's mobility evaluation calls
+/// twice a node.
+fn counts_by_shifts(rs: &RuleSet) -> bool {
+    let gr = grid_rules(rs);
+    let orthogonal = Directions::ORTHOGONAL.0;
+    rs.geometry == Geometry::FULL_EIGHT
+        && rs.precedence == CapturePrecedence::Free
+        && gr.straight_jumps
+        && gr.optional_continuation
+        && !gr.promotion
+        && gr.man_steps.0 == 0
+        && gr.man_jumps.0 == orthogonal
+        && gr.man_jumps_after.0 == orthogonal
+}
+
+/// Number of straight-line jump moves of `us` over `them` on the full 8x8
+/// board (square = row * 8 + column), every stop counted: for each
+/// direction, the men with a jump of one, two, three ... legs.
+fn straight_jump_count(us: u64, them: u64) -> u64 {
+    const FIRST_COLUMN: u64 = 0x0101_0101_0101_0101;
+    const LAST_COLUMN: u64 = FIRST_COLUMN << 7;
+    let empty = !(us | them);
+    // The squares whose neighbour one step along a direction is in `x`.
+    let before: [fn(u64) -> u64; 4] = [
+        |x| (x >> 1) & !LAST_COLUMN,  // east: the next column
+        |x| (x << 1) & !FIRST_COLUMN, // west
+        |x| x >> 8,                   // south: the next row
+        |x| x << 8,                   // north
+    ];
+    let mut count = 0u64;
+    for step in before {
+        // Leg k: the square 2k-1 steps on holds an opponent, 2k steps on is empty.
+        let mut over = step(them);
+        let mut onto = step(step(empty));
+        let mut movers = us & over & onto;
+        while movers != 0 {
+            count += movers.count_ones() as u64;
+            over = step(step(over));
+            onto = step(step(onto));
+            movers &= over & onto;
+        }
+    }
+    count
 }
 
 /// Generates the legal moves after the opening into a sink: captures
@@ -351,6 +403,64 @@ impl<S: Sink> Generator<'_, S> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn konane_counts_by_shifts_as_the_walk_counts() {
+        let rs = crate::Variant::Konane.rules();
+        assert!(counts_by_shifts(&rs));
+        for other in [
+            crate::Variant::Turkish,
+            crate::Variant::Gothic,
+            crate::Variant::Dameo,
+        ] {
+            assert!(!counts_by_shifts(&other.rules()), "{other}");
+        }
+        // Random boards of every density (Konane's own, one colour per
+        // square parity, and any mixture), both sides to move.
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut multi_leg = 0;
+        for round in 0..20_000 {
+            let holes = match round % 4 {
+                0 => next() & next(),
+                1 => next(),
+                2 => next() | next(),
+                _ => next() & next() & next(),
+            };
+            let light = 0xAA55_AA55_AA55_AA55u64;
+            let colours = if round % 2 == 0 { light } else { next() };
+            let (white, black) = (!holes & colours, !holes & !colours);
+            for (us, them, side) in [(white, black, Color::White), (black, white, Color::Black)] {
+                let b = Board {
+                    us: us as Wide,
+                    them: them as Wide,
+                    kings: 0,
+                    side,
+                };
+                let mut sink = crate::movegen::CountSink { count: 0, best: 0 };
+                generate(&rs, &b, &mut sink);
+                assert_eq!(
+                    straight_jump_count(us, them),
+                    sink.count,
+                    "us {us:#018x} them {them:#018x}"
+                );
+                let mut list = MoveList::new();
+                let mut list_sink = crate::movegen::ListSink {
+                    list: &mut list,
+                    best: 0,
+                };
+                generate(&rs, &b, &mut list_sink);
+                multi_leg += list.iter().filter(|m| m.captured_count() >= 2).count();
+            }
+        }
+        // The boards had multi-leg jumps to count, not only single ones.
+        assert!(multi_leg > 1000, "{multi_leg}");
+    }
 
     #[test]
     fn alquerque_diagonals_only_pass_through_even_points() {
