@@ -117,6 +117,18 @@ fn tiny_run_of(variant: Variant) -> f64 {
 /// `configs/tiny.toml` from scratch in `variant`, with `adjust` applied to
 /// the config, then its final accepted model against random.
 fn tiny_run_for(variant: Variant, adjust: impl FnOnce(&mut RunConfig)) -> f64 {
+    let (_dir, fin) = tiny_run(variant, adjust);
+    let source = OpeningSource::Random { plies: 4 };
+    score_in(variant, source, mcts(&fin), PlayerSpec::Random, 13)
+}
+
+/// Trains `configs/tiny.toml` from scratch in `variant`, with `adjust`
+/// applied to the config; returns the run's directory (removed when dropped)
+/// and its final accepted model.
+fn tiny_run(
+    variant: Variant,
+    adjust: impl FnOnce(&mut RunConfig),
+) -> (tempfile::TempDir, std::path::PathBuf) {
     let tiny = Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs/tiny.toml");
     let mut cfg = RunConfig::load(&tiny).unwrap();
     cfg.run.variant = variant;
@@ -133,8 +145,7 @@ fn tiny_run_for(variant: Variant, adjust: impl FnOnce(&mut RunConfig)) -> f64 {
     let fin = root
         .join("models")
         .join(format!("gen-{:04}", state.accepted));
-    let source = OpeningSource::Random { plies: 4 };
-    score_in(variant, source, mcts(&fin), PlayerSpec::Random, 13)
+    (dir, fin)
 }
 
 #[test]
@@ -191,19 +202,14 @@ fn a_tiny_konane_run_learns_to_beat_random_and_the_uniform_player() {
     // 128 used here the two extreme runs scored 97.5% and 100% against
     // random, 75% [67, 83] and 83% [75, 91] against the uniform player.
     let variant = Variant::Konane;
-    let tiny = Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs/tiny.toml");
-    let mut cfg = RunConfig::load(&tiny).unwrap();
-    cfg.run.variant = variant;
-    cfg.run.generations = 10;
-    cfg.gating.enabled = false;
-    // The ladder is a report, not part of what is tested.
-    cfg.ladder.every = 0;
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("run");
-    create_run(&root, &cfg).unwrap();
-    let stopped = train(&root, &RunOptions::default(), &Silent).unwrap();
-    assert_eq!(stopped, Stopped::Generations);
-    let fin = root.join("models/gen-0010");
+    let (_dir, fin) = tiny_run(variant, |cfg| {
+        cfg.run.generations = 10;
+        cfg.gating.enabled = false;
+        // The ladder is a report, not part of what is tested.
+        cfg.ladder.every = 0;
+    });
+    // Without the gate every generation is accepted.
+    assert!(fin.ends_with("gen-0010"), "{}", fin.display());
     let player = |model: Option<&Path>| PlayerSpec::Mcts {
         model: model.map(Path::to_path_buf),
         sims: Some(128),
