@@ -223,6 +223,11 @@ fn a_damaged_run_directory_is_refused_naming_the_file() {
             "selfplay/gen-0001/notes.bin".into(),
         ),
         (
+            "a byte flipped in a shard",
+            Box::new(move |r| flip_bytes(&r.join(shard(0, 31)), 1)),
+            shard(0, 31),
+        ),
+        (
             "garbage state.json",
             Box::new(|r| std::fs::write(r.join("state.json"), b"{\"generation\": tw").unwrap()),
             "state.json".into(),
@@ -248,6 +253,11 @@ fn a_damaged_run_directory_is_refused_naming_the_file() {
         let out = tammi_to(&["train", "--run", copy.to_str().unwrap()], Stdio::null());
         let needle = copy.join(named).to_string_lossy().into_owned();
         assert_clean_failure(&out, what, &needle);
+        if what.contains("flipped") {
+            // The file and the damage, on one line.
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(err.contains("checksum mismatch"), "{what}: {err}");
+        }
         assert_eq!(
             String::from_utf8_lossy(&out.stderr).lines().count(),
             1,

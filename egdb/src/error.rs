@@ -39,6 +39,9 @@ pub enum EgdbError {
     /// A slice needed by another is missing.
     #[error("the {material} slice is missing from {dir} (rebuild with `tammi egdb build`)")]
     MissingSlice { dir: PathBuf, material: Material },
+    /// A table file could not be written whole.
+    #[error(transparent)]
+    Write(#[from] tammi_files::WriteError),
 }
 
 impl EgdbError {

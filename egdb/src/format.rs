@@ -109,23 +109,14 @@ impl SliceFile {
         h
     }
 
-    /// Writes the file atomically (temporary file, flush to disk, rename).
+    /// Writes the file atomically ([`tammi_files::write_via`]).
     pub fn write(&self, path: &Path) -> Result<(), EgdbError> {
-        let tmp = path.with_extension(format!(
-            "{}.tmp",
-            path.extension().and_then(|e| e.to_str()).unwrap_or("")
-        ));
-        let result = (|| {
-            let mut f = std::fs::File::create(&tmp)?;
-            f.write_all(&self.encode_header())?;
-            f.write_all(&self.data)?;
-            f.sync_all()?;
-            std::fs::rename(&tmp, path)
-        })();
-        if result.is_err() {
-            let _ = std::fs::remove_file(&tmp);
-        }
-        result.map_err(EgdbError::io(path))
+        tammi_files::write_via(path, |tmp| {
+            let mut f = std::fs::File::create(tmp).map_err(EgdbError::io(path))?;
+            f.write_all(&self.encode_header())
+                .and_then(|()| f.write_all(&self.data))
+                .map_err(EgdbError::io(path))
+        })
     }
 
     /// Reads and checks a file: magic, version, both checksums, and that it

@@ -8,10 +8,10 @@
 //! ends with a decision.
 
 use crate::matchplay::{MatchConfig, MatchError, MatchResult, run_match};
-use crate::openings::Opening;
-use crate::spec::PlayerSpec;
 use crate::stats::{Sprt, SprtDecision};
 use tammi_rules::Variant;
+use tammi_search::openings::Opening;
+use tammi_search::spec::PlayerSpec;
 
 /// How a gate is run.
 #[derive(Clone)]

@@ -1,20 +1,12 @@
-//! Players and their evaluation: the classical alpha-beta baseline with a
-//! handcrafted evaluation, and (with later layers) matches, Elo and gating.
+//! Judging players: matches on balanced openings with colours swapped,
+//! gating of a candidate against the accepted model, Elo with intervals and
+//! SPRT, rating lists and charts.  The players and their searches live in
+//! [`tammi_search`]; this crate only plays them against each other.
 
-pub mod alphabeta;
 pub mod chart;
-pub mod eval;
 pub mod gating;
 pub mod matchplay;
-pub mod openings;
-pub mod player;
-pub mod proof;
 pub mod rating;
-pub mod spec;
 pub mod stats;
-pub mod tt;
 
-pub use alphabeta::{AlphaBeta, MATE, SearchLimits, SearchOptions, SearchResult, TABLE_WIN};
 pub use matchplay::MatchError;
-pub use player::PlayerError;
-pub use spec::{PlayerSpec, SpecError};

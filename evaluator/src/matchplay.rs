@@ -5,14 +5,14 @@
 //! Games end only by the variant's rules.  A ply cap, if set, ends a game as
 //! a draw by adjudication, counted and reported separately.
 
-use crate::openings::{Opening, OpeningError};
-use crate::player::{PlayerError, PlayerFactory};
-use crate::spec::PlayerSpec;
 use crate::stats::{PairCounts, Sprt, SprtDecision, Wdl};
 use rayon::prelude::*;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use tammi_rules::{Color, GameError, Variant, write_pdn};
+use tammi_search::openings::{Opening, OpeningError};
+use tammi_search::player::{PlayerError, PlayerFactory};
+use tammi_search::spec::PlayerSpec;
 
 /// What to play.
 #[derive(Clone)]

@@ -1,10 +1,10 @@
 //! The gate accepts a clearly stronger candidate and rejects a weaker one.
 
-use tammi_evaluator::PlayerSpec;
 use tammi_evaluator::gating::{GateConfig, gate};
-use tammi_evaluator::openings::{OpeningSource, load_openings};
 use tammi_evaluator::stats::Sprt;
 use tammi_rules::Variant;
+use tammi_search::PlayerSpec;
+use tammi_search::openings::{OpeningSource, load_openings};
 
 fn config() -> GateConfig {
     GateConfig {

@@ -1,9 +1,9 @@
 //! Match runner: colour-swapped pairs, PDN that replays, reproducible with a seed.
 
-use tammi_evaluator::PlayerSpec;
 use tammi_evaluator::matchplay::{MatchConfig, run_match};
-use tammi_evaluator::openings::{OpeningSource, load_openings};
 use tammi_rules::{Variant, read_pdn};
+use tammi_search::PlayerSpec;
+use tammi_search::openings::{OpeningSource, load_openings};
 
 fn config(threads: usize, max_plies: Option<usize>) -> MatchConfig {
     MatchConfig {

@@ -1,12 +1,12 @@
 //! Network players through MCTS: they play legal games, beat random, and a
 //! bad model path is a clear error.
 
-use tammi_evaluator::PlayerSpec;
 use tammi_evaluator::matchplay::{MatchConfig, run_match};
-use tammi_evaluator::openings::{OpeningSource, load_openings};
-use tammi_evaluator::player::make_player;
 use tammi_model::{DeviceChoice, Model, NetConfig};
 use tammi_rules::{Game, Variant};
+use tammi_search::PlayerSpec;
+use tammi_search::openings::{OpeningSource, load_openings};
+use tammi_search::player::make_player;
 
 fn match_config(a: &str, b: &str, pairs: usize) -> MatchConfig {
     MatchConfig {
@@ -76,8 +76,8 @@ fn a_saved_model_plays_through_mcts_and_bad_paths_fail_cleanly() {
 #[test]
 fn an_evaluator_failure_is_an_error_not_a_silent_move() {
     use std::sync::Arc;
-    use tammi_evaluator::player::{MctsPlayer, Player};
     use tammi_model::UniformEvaluator;
+    use tammi_search::player::{MctsPlayer, Player};
     // An evaluator for another variant fails on every English position.
     let mut p = MctsPlayer::new(
         Arc::new(UniformEvaluator::new(Variant::Russian)),

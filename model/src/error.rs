@@ -25,6 +25,14 @@ pub enum ModelError {
     },
     /// A checkpoint directory is missing pieces, corrupt, or of another version or shape.
     Checkpoint { path: PathBuf, reason: String },
+    /// A file or checkpoint could not be written whole.
+    Write(tammi_files::WriteError),
+}
+
+impl From<tammi_files::WriteError> for ModelError {
+    fn from(e: tammi_files::WriteError) -> ModelError {
+        ModelError::Write(e)
+    }
 }
 
 impl fmt::Display for ModelError {
@@ -41,6 +49,7 @@ impl fmt::Display for ModelError {
             ModelError::Checkpoint { path, reason } => {
                 write!(f, "checkpoint {}: {reason}", path.display())
             }
+            ModelError::Write(e) => write!(f, "{e}"),
         }
     }
 }
@@ -49,6 +58,7 @@ impl std::error::Error for ModelError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             ModelError::Io { source, .. } => Some(source),
+            ModelError::Write(e) => e.source(),
             _ => None,
         }
     }

@@ -249,7 +249,7 @@ impl Model {
     }
 
     /// Saves the model as a checkpoint directory `dir` (which must not exist
-    /// yet): written under a temporary name in the same parent, then renamed.
+    /// yet), atomically ([`tammi_files::write_dir`]).
     pub fn save(&self, dir: &Path) -> Result<ModelCard, ModelError> {
         if dir.exists() {
             return Err(ModelError::checkpoint(
@@ -265,27 +265,11 @@ impl Model {
             _ => PathBuf::from("."),
         };
         fs::create_dir_all(&parent).map_err(|e| ModelError::io(&parent, e))?;
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or(0);
-        let tmp = parent.join(format!(
-            ".{}.tmp-{}-{nanos}",
-            name.to_string_lossy(),
-            std::process::id()
-        ));
-        let result = self.write_into(&tmp).and_then(|card| {
-            fs::rename(&tmp, dir).map_err(|e| ModelError::io(dir, e))?;
-            Ok(card)
-        });
-        if result.is_err() {
-            let _ = fs::remove_dir_all(&tmp);
-        }
-        result
+        let _ = name;
+        tammi_files::write_dir(dir, |tmp| self.write_into(tmp))
     }
 
     fn write_into(&self, tmp: &Path) -> Result<ModelCard, ModelError> {
-        fs::create_dir(tmp).map_err(|e| ModelError::io(tmp, e))?;
         let bytes = self.weights_bytes()?;
         write_synced(&tmp.join(WEIGHTS_FILE), &bytes)?;
         let card = self.card(WeightsInfo {

@@ -56,7 +56,14 @@ impl fmt::Display for FenError {
     }
 }
 
-impl std::error::Error for FenError {}
+impl std::error::Error for FenError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            FenError::Position(e) => Some(e),
+            _ => None,
+        }
+    }
+}
 
 impl fmt::Debug for Position {
     /// `Position(<variant> <FEN>)`: short, exact, and pasteable into `tammi`.

@@ -138,7 +138,14 @@ impl fmt::Display for GameError {
     }
 }
 
-impl std::error::Error for GameError {}
+impl std::error::Error for GameError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            GameError::Text(e) => Some(e),
+            _ => None,
+        }
+    }
+}
 
 #[derive(Clone, Debug)]
 struct Ply {

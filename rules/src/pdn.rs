@@ -111,7 +111,15 @@ impl fmt::Display for PdnError {
     }
 }
 
-impl std::error::Error for PdnError {}
+impl std::error::Error for PdnError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            PdnError::Fen { error, .. } => Some(error),
+            PdnError::Move { error, .. } => Some(error),
+            _ => None,
+        }
+    }
+}
 
 #[derive(Debug, PartialEq)]
 enum Token {

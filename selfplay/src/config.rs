@@ -1,20 +1,11 @@
-//! The `[selfplay]` section of the TOML configs: search, game and worker settings.
+//! The `[selfplay]` section of the TOML configs: search, game and worker
+//! settings.  The search keys are MCTS's [`SearchParams`], kept flat in this
+//! section so every config and run directory reads as before.
 
 use serde::{Deserialize, Serialize};
-
-/// How the root move is chosen and what the policy target is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum RootSelection {
-    /// AlphaZero: PUCT everywhere, Dirichlet noise at the root, the move drawn
-    /// from the visit counts with the temperature schedule, the visit
-    /// distribution as policy target.
-    Puct,
-    /// Gumbel AlphaZero (Danihelka et al., 2022): Gumbel-top-k sampling of
-    /// root candidates, sequential halving over the simulation budget, the
-    /// completed-Q improved policy as target.  Sound with small budgets.
-    Gumbel,
-}
+use std::path::Path;
+pub use tammi_search::RootSelection;
+use tammi_search::SearchParams;
 
 /// Settings of self-play (the `[selfplay]` section).  Every key has a
 /// default, unknown keys are an error; [`SelfPlayConfig::validate`] checks ranges.
@@ -97,20 +88,22 @@ pub struct SelfPlayConfig {
 
 impl Default for SelfPlayConfig {
     fn default() -> SelfPlayConfig {
+        // The search keys take MCTS's own defaults.
+        let p = SearchParams::default();
         SelfPlayConfig {
-            root_selection: RootSelection::Gumbel,
+            root_selection: p.root_selection,
             simulations: 64,
-            c_puct: 1.5,
-            fpu_reduction: 0.25,
-            dirichlet_alpha: 1.0,
-            dirichlet_fraction: 0.25,
-            temperature: 1.0,
-            temperature_plies: 12,
-            final_temperature: 0.0,
-            tree_reuse: true,
-            gumbel_considered: 8,
-            gumbel_c_visit: 50.0,
-            gumbel_c_scale: 0.1,
+            c_puct: p.c_puct,
+            fpu_reduction: p.fpu_reduction,
+            dirichlet_alpha: p.dirichlet_alpha,
+            dirichlet_fraction: p.dirichlet_fraction,
+            temperature: p.temperature,
+            temperature_plies: p.temperature_plies,
+            final_temperature: p.final_temperature,
+            tree_reuse: p.tree_reuse,
+            gumbel_considered: p.gumbel_considered,
+            gumbel_c_visit: p.gumbel_c_visit,
+            gumbel_c_scale: p.gumbel_c_scale,
             full_search_fraction: 1.0,
             cheap_simulations: 16,
             resign_value: -1.0,
@@ -128,49 +121,72 @@ impl Default for SelfPlayConfig {
     }
 }
 
-/// A config value out of range.
+/// A config file or value that cannot be used: the message names the file
+/// or the key.  The trainer's whole-file config reports the same type.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
 pub struct ConfigError(pub String);
 
+/// One line of a multi-line parser message.
+pub fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 impl SelfPlayConfig {
+    /// The settings MCTS reads.
+    pub fn search_params(&self) -> SearchParams {
+        SearchParams {
+            root_selection: self.root_selection,
+            c_puct: self.c_puct,
+            fpu_reduction: self.fpu_reduction,
+            dirichlet_alpha: self.dirichlet_alpha,
+            dirichlet_fraction: self.dirichlet_fraction,
+            temperature: self.temperature,
+            temperature_plies: self.temperature_plies,
+            final_temperature: self.final_temperature,
+            tree_reuse: self.tree_reuse,
+            gumbel_considered: self.gumbel_considered,
+            gumbel_c_visit: self.gumbel_c_visit,
+            gumbel_c_scale: self.gumbel_c_scale,
+        }
+    }
+
+    /// Reads the `[selfplay]` section of a config file (all defaults when it
+    /// has none) and checks it.  Only this section is read: the trainer
+    /// reads and checks the whole file (`tammi config`).
+    pub fn load(path: &Path) -> Result<SelfPlayConfig, ConfigError> {
+        let origin = path.display();
+        let text =
+            std::fs::read_to_string(path).map_err(|e| ConfigError(format!("{origin}: {e}")))?;
+        let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
+            ConfigError(format!("{origin}: {}", one_line(&e.to_string())))
+        })?;
+        let cfg: SelfPlayConfig = match table.get("selfplay") {
+            None => SelfPlayConfig::default(),
+            Some(v) => v.clone().try_into().map_err(|e: toml::de::Error| {
+                ConfigError(format!(
+                    "{origin}: [selfplay]: {}",
+                    one_line(&e.to_string())
+                ))
+            })?,
+        };
+        cfg.validate()
+            .map_err(|e| ConfigError(format!("{origin}: {e}")))?;
+        Ok(cfg)
+    }
+
     /// Checks every value's range, naming the first bad key.
     pub fn validate(&self) -> Result<(), ConfigError> {
         let bad = |key: &str, why: &str| Err(ConfigError(format!("selfplay.{key} {why}")));
-        let finite_pos = |x: f32| x.is_finite() && x > 0.0;
         let unit = |x: f32| x.is_finite() && (0.0..=1.0).contains(&x);
         if !(1..=1_000_000).contains(&self.simulations) {
             return bad("simulations", "must be between 1 and 1000000");
         }
+        self.search_params()
+            .validate()
+            .map_err(|e| ConfigError(format!("selfplay.{e}")))?;
         if !(1..=1_000_000).contains(&self.cheap_simulations) {
             return bad("cheap_simulations", "must be between 1 and 1000000");
-        }
-        if !(self.c_puct.is_finite() && self.c_puct >= 0.0) {
-            return bad("c_puct", "must be a finite number >= 0");
-        }
-        if !(self.fpu_reduction.is_finite() && self.fpu_reduction >= 0.0) {
-            return bad("fpu_reduction", "must be a finite number >= 0");
-        }
-        if !finite_pos(self.dirichlet_alpha) {
-            return bad("dirichlet_alpha", "must be a finite number > 0");
-        }
-        if !unit(self.dirichlet_fraction) {
-            return bad("dirichlet_fraction", "must be between 0 and 1");
-        }
-        if !(self.temperature.is_finite() && self.temperature >= 0.0) {
-            return bad("temperature", "must be a finite number >= 0");
-        }
-        if !(self.final_temperature.is_finite() && self.final_temperature >= 0.0) {
-            return bad("final_temperature", "must be a finite number >= 0");
-        }
-        if self.gumbel_considered < 1 {
-            return bad("gumbel_considered", "must be at least 1");
-        }
-        if !(self.gumbel_c_visit.is_finite() && self.gumbel_c_visit >= 0.0) {
-            return bad("gumbel_c_visit", "must be a finite number >= 0");
-        }
-        if !(self.gumbel_c_scale.is_finite() && self.gumbel_c_scale >= 0.0) {
-            return bad("gumbel_c_scale", "must be a finite number >= 0");
         }
         if !unit(self.full_search_fraction) {
             return bad("full_search_fraction", "must be between 0 and 1");

@@ -41,8 +41,6 @@
 //! endgame tables).  This code writes version 3 and reads all three.
 
 use crate::record::{GameEnd, GameRecord, Sample, result_for};
-use std::fmt;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use tammi_rules::{Color, Game, Variant, parse_fen, to_fen};
 
@@ -57,54 +55,59 @@ const WIDE_SINCE: u32 = 3;
 const HEADER_LEN: usize = 40;
 
 /// Why a shard could not be written or read.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum ShardError {
     /// A file-system error, with the path.
+    #[error("{}: {error}", path.display())]
     Io {
         path: PathBuf,
+        #[source]
         error: std::io::Error,
     },
+    /// A shard file could not be written whole.
+    #[error(transparent)]
+    Write(#[from] tammi_files::WriteError),
+    /// A shard file that does not read back: the file and what is wrong with it.
+    #[error("shard {}: {source}", path.display())]
+    File {
+        path: PathBuf,
+        #[source]
+        source: Box<ShardError>,
+    },
     /// Not a shard: wrong magic bytes.
+    #[error("not a tammi shard (bad magic bytes)")]
     BadMagic,
     /// A format version this code does not read.
+    #[error("shard format version {0} is not supported (this build reads 1 to {SHARD_VERSION})")]
     UnsupportedVersion(u32),
     /// Shorter than its header says.
+    #[error("shard is truncated: {found} bytes where {expected} were expected")]
     Truncated { expected: u64, found: u64 },
     /// Longer than its header says.
+    #[error("shard has {0} bytes after its payload")]
     TrailingBytes(u64),
     /// The checksum does not match: the file is corrupt.
+    #[error(
+        "shard checksum mismatch (stored {stored:08x}, computed {computed:08x}): the file is corrupt"
+    )]
     Checksum { stored: u32, computed: u32 },
     /// Well-formed bytes with impossible content (bad variant, illegal move index, ...).
+    #[error("corrupt shard: {0}")]
     Corrupt(String),
     /// More data than the format's counters can hold.
+    #[error("shard too large: {0}")]
     TooLarge(String),
 }
 
-impl fmt::Display for ShardError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl ShardError {
+    /// The error of a shard read from a file, below the wrapper that names the file.
+    pub fn content(&self) -> &ShardError {
         match self {
-            ShardError::Io { path, error } => write!(f, "{}: {error}", path.display()),
-            ShardError::BadMagic => write!(f, "not a tammi shard (bad magic bytes)"),
-            ShardError::UnsupportedVersion(v) => write!(
-                f,
-                "shard format version {v} is not supported (this build reads 1 to {SHARD_VERSION})"
-            ),
-            ShardError::Truncated { expected, found } => write!(
-                f,
-                "shard is truncated: {found} bytes where {expected} were expected"
-            ),
-            ShardError::TrailingBytes(n) => write!(f, "shard has {n} bytes after its payload"),
-            ShardError::Checksum { stored, computed } => write!(
-                f,
-                "shard checksum mismatch (stored {stored:08x}, computed {computed:08x}): the file is corrupt"
-            ),
-            ShardError::Corrupt(m) => write!(f, "corrupt shard: {m}"),
-            ShardError::TooLarge(m) => write!(f, "shard too large: {m}"),
+            ShardError::File { source, .. } => source.content(),
+            other => other,
         }
     }
 }
-
-impl std::error::Error for ShardError {}
 
 /// The content of a shard.
 #[derive(Clone, Debug, PartialEq)]
@@ -206,8 +209,8 @@ pub fn encode_shard(variant: Variant, games: &[GameRecord]) -> Result<Vec<u8>, S
 }
 
 /// Writes a shard atomically: to a temporary file in the same directory,
-/// synced, then renamed over `path`.  A crash leaves at most a `.tmp` file,
-/// never a partial shard under `path`.
+/// synced, then renamed over `path`.  A crash never leaves a partial shard
+/// under `path`.
 pub fn write_shard(path: &Path, variant: Variant, games: &[GameRecord]) -> Result<(), ShardError> {
     let bytes = encode_shard(variant, games)?;
     write_atomic(path, &bytes)
@@ -228,31 +231,9 @@ pub fn write_games(
     write_shard(&dir.join(format!("{name}.bin")), variant, games)
 }
 
-/// Writes bytes atomically (temporary file + fsync + rename).
+/// Writes bytes atomically (see [`tammi_files::write_file`]).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ShardError> {
-    let io = |error| ShardError::Io {
-        path: path.to_path_buf(),
-        error,
-    };
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result.map_err(io)
+    Ok(tammi_files::write_file(path, bytes)?)
 }
 
 /// Reads and verifies a shard file.
@@ -261,7 +242,10 @@ pub fn read_shard(path: &Path) -> Result<Shard, ShardError> {
         path: path.to_path_buf(),
         error,
     })?;
-    decode_shard(&bytes)
+    decode_shard(&bytes).map_err(|e| ShardError::File {
+        path: path.to_path_buf(),
+        source: Box::new(e),
+    })
 }
 
 struct Cursor<'a> {

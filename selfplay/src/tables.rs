@@ -75,11 +75,13 @@ pub fn open_tables(value: &str, variant: Variant) -> Result<OpenedTables, SelfPl
         }
         TablesSetting::Dir(dir) => dir,
     };
-    let bad = |e: String| SelfPlayError::Config(format!("selfplay.egdb = {value:?}: {e}"));
-    let egdb = Egdb::open(&dir).map_err(|e: EgdbError| bad(e.to_string()))?;
+    let egdb = Egdb::open(&dir).map_err(|source: EgdbError| SelfPlayError::Tables {
+        value: value.to_string(),
+        source,
+    })?;
     if egdb.variant() != variant {
-        return Err(bad(format!(
-            "{} holds {} tables, self-play plays {variant}",
+        return Err(SelfPlayError::config(format!(
+            "selfplay.egdb = {value:?}: {} holds {} tables, self-play plays {variant}",
             dir.display(),
             egdb.variant()
         )));

@@ -15,8 +15,8 @@
 //! The training target is `(1 - w) * z + w * T`.  Plies without a search
 //! (forced moves) pass their successor's value on unchanged.
 
-use crate::mcts::flip_wdl;
 use crate::record::Sample;
+use tammi_search::flip_wdl;
 
 /// How the value target of a sample is made (`weight` 0: the outcome alone);
 /// `[train.value_target]` of a config.

@@ -10,8 +10,7 @@
 //! at a time (two runs whose workers each held a pool thread at the barrier
 //! would wait for each other forever).
 
-use crate::config::SelfPlayConfig;
-use crate::mcts::{MoveBudget, Search, Step};
+use crate::config::{ConfigError, SelfPlayConfig};
 use crate::record::{GameEnd, GameRecord, Sample, result_for};
 use crate::shard::ShardError;
 use rand::{Rng, SeedableRng};
@@ -22,42 +21,45 @@ use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Barrier, Mutex, mpsc};
 use std::time::{Duration, Instant};
-use tammi_egdb::{Egdb, Wdl};
+use tammi_egdb::{Egdb, EgdbError, Wdl};
 use tammi_model::{EvalRequest, Evaluator, ModelError};
 use tammi_rules::{Color, Game, Position, Variant, result_token, write_pdn};
+use tammi_search::openings::OpeningError;
+use tammi_search::{MoveBudget, Search, Step};
 
-/// Why self-play stopped with an error.
-#[derive(Debug)]
+/// Why self-play stopped with an error, or could not start.
+#[derive(Debug, thiserror::Error)]
 pub enum SelfPlayError {
     /// The evaluator failed.
-    Model(ModelError),
+    #[error("evaluator: {0}")]
+    Model(#[from] ModelError),
     /// A shard could not be written.
-    Shard(ShardError),
+    #[error(transparent)]
+    Shard(#[from] ShardError),
     /// A bad setting.
-    Config(String),
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// The openings of `selfplay.openings` do not load.
+    #[error("{setting}: {source}")]
+    Openings {
+        /// The setting as written, e.g. `selfplay.openings = "ballot"`.
+        setting: String,
+        #[source]
+        source: OpeningError,
+    },
+    /// The endgame tables of `selfplay.egdb` do not open.
+    #[error("selfplay.egdb = {value:?}: {source}")]
+    Tables {
+        value: String,
+        #[source]
+        source: EgdbError,
+    },
 }
 
-impl fmt::Display for SelfPlayError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SelfPlayError::Model(e) => write!(f, "evaluator: {e}"),
-            SelfPlayError::Shard(e) => write!(f, "{e}"),
-            SelfPlayError::Config(m) => f.write_str(m),
-        }
-    }
-}
-
-impl std::error::Error for SelfPlayError {}
-
-impl From<ModelError> for SelfPlayError {
-    fn from(e: ModelError) -> Self {
-        SelfPlayError::Model(e)
-    }
-}
-
-impl From<ShardError> for SelfPlayError {
-    fn from(e: ShardError) -> Self {
-        SelfPlayError::Shard(e)
+impl SelfPlayError {
+    /// A bad setting, described by `message`.
+    pub fn config(message: String) -> SelfPlayError {
+        SelfPlayError::Config(ConfigError(message))
     }
 }
 
@@ -195,7 +197,7 @@ impl RunSetup {
         if let Some(t) = &self.tables
             && t.variant() != variant
         {
-            return Err(SelfPlayError::Config(format!(
+            return Err(SelfPlayError::config(format!(
                 "the endgame tables in {} are for {}, self-play plays {variant}",
                 t.dir().display(),
                 t.variant()
@@ -203,14 +205,14 @@ impl RunSetup {
         }
         for p in self.start.iter().chain(&self.openings) {
             if p.variant() != variant {
-                return Err(SelfPlayError::Config(format!(
+                return Err(SelfPlayError::config(format!(
                     "the start position {} is {}, self-play plays {variant}",
                     tammi_rules::to_fen(p),
                     p.variant()
                 )));
             }
             if p.legal_moves().is_empty() {
-                return Err(SelfPlayError::Config(format!(
+                return Err(SelfPlayError::config(format!(
                     "the start position {} has no legal move",
                     tammi_rules::to_fen(p)
                 )));
@@ -248,8 +250,7 @@ pub fn run_selfplay(
     tick: Duration,
     sink: &mut Sink<'_>,
 ) -> Result<RunStats, SelfPlayError> {
-    cfg.validate()
-        .map_err(|e| SelfPlayError::Config(e.to_string()))?;
+    cfg.validate()?;
     let workers = cfg.threads.min(rayon::current_num_threads()).max(1);
     let variant = evaluator.variant();
     setup.check(variant)?;
@@ -362,7 +363,7 @@ enum SlotStep {
 impl Slot {
     fn new(variant: Variant, cfg: &SelfPlayConfig, setup: &RunSetup) -> Slot {
         let start = setup.start.unwrap_or_else(|| Position::start(variant));
-        let mut search = Search::new(cfg);
+        let mut search = Search::new(&cfg.search_params());
         search.set_tables(setup.tables.clone());
         Slot {
             start,

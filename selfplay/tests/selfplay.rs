@@ -204,7 +204,8 @@ fn a_failed_write_leaves_no_shard_and_no_temporary_file() {
     std::fs::create_dir(&path).unwrap();
     std::fs::write(path.join("x"), b"x").unwrap();
     let e = write_shard(&path, Variant::English, &[]).unwrap_err();
-    assert!(matches!(e, ShardError::Io { .. }), "{e}");
+    assert!(matches!(e, ShardError::Write(_)), "{e}");
+    assert!(e.to_string().contains("s.bin"), "{e}");
     let names: Vec<_> = std::fs::read_dir(dir.path())
         .unwrap()
         .map(|e| e.unwrap().file_name())
@@ -362,4 +363,46 @@ fn games_start_from_the_openings_by_their_share_and_seed() {
     )
     .unwrap_err();
     assert!(e.to_string().contains("russian"), "{e}");
+}
+
+/// The first I/O error in an error's chain of causes.
+fn io_cause<'a>(e: &'a (dyn std::error::Error + 'static)) -> Option<&'a std::io::Error> {
+    let mut cause = Some(e);
+    while let Some(c) = cause {
+        if let Some(io) = c.downcast_ref::<std::io::Error>() {
+            return Some(io);
+        }
+        cause = c.source();
+    }
+    None
+}
+
+#[test]
+fn wrapped_errors_keep_their_causes_down_to_the_io_error() {
+    let dir = tempfile::tempdir().unwrap();
+    // A shard written where no directory is: the self-play error that wraps
+    // the shard error that wraps the write error still reaches the I/O error.
+    let path = dir.path().join("no-such-dir").join("s.bin");
+    let shard = write_shard(&path, Variant::English, &[]).unwrap_err();
+    let e = tammi_selfplay::SelfPlayError::from(shard);
+    let io = io_cause(&e).expect("an I/O error in the chain");
+    assert_eq!(io.kind(), std::io::ErrorKind::NotFound);
+    // A damaged shard names its file, and its cause is the damage.
+    let path = dir.path().join("s.bin");
+    let games = play(
+        &UniformEvaluator::new(Variant::English),
+        &small(RootSelection::Puct),
+        2,
+        1,
+    );
+    write_shard(&path, Variant::English, &games).unwrap();
+    let mut bytes = std::fs::read(&path).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0x5a;
+    std::fs::write(&path, &bytes).unwrap();
+    let e = read_shard(&path).unwrap_err();
+    assert!(e.to_string().contains("s.bin"), "{e}");
+    let cause = std::error::Error::source(&e).expect("the damage is the cause");
+    assert!(cause.to_string().contains("checksum"), "{cause}");
+    assert!(matches!(e.content(), ShardError::Checksum { .. }), "{e}");
 }

@@ -11,9 +11,10 @@ use std::time::Duration;
 use tammi_egdb::{BuildOptions, Egdb, Wdl};
 use tammi_model::{EvalRequest, EvalResult, Evaluator, ModelError, UniformEvaluator};
 use tammi_rules::{Color, Game, Position, Variant, parse_fen, parse_move};
+use tammi_search::{MoveBudget, Search};
 use tammi_selfplay::{
-    Event, GameEnd, GameRecord, MoveBudget, RootSelection, RunSetup, RunStats, SHARD_VERSION,
-    Search, SelfPlayConfig, ShardError, decode_shard, encode_shard, read_shard, run_selfplay,
+    Event, GameEnd, GameRecord, RootSelection, RunSetup, RunStats, SHARD_VERSION, SelfPlayConfig,
+    ShardError, decode_shard, encode_shard, read_shard, run_selfplay,
 };
 
 /// Black to move, two captures into the 3-piece tables: 15x24 leaves White
@@ -286,7 +287,7 @@ fn search_values_table_nodes_exactly_without_the_evaluator() {
         let ev = Counting {
             calls: AtomicU64::new(0),
         };
-        let mut s = Search::new(&cfg);
+        let mut s = Search::new(&cfg.search_params());
         s.set_tables(Some(tables()));
         let d = s.think(&game, &ev, budget, None, &mut rng).unwrap();
         // Only the root went to the evaluator; both children are exact.
@@ -305,7 +306,7 @@ fn search_values_table_nodes_exactly_without_the_evaluator() {
         let ev = Counting {
             calls: AtomicU64::new(0),
         };
-        let mut s = Search::new(&cfg);
+        let mut s = Search::new(&cfg.search_params());
         let d = s.think(&game, &ev, budget, None, &mut rng).unwrap();
         assert!(ev.calls.load(Ordering::Relaxed) > 2, "{root:?}");
         assert!(d.root_wdl[2] > 0.1, "{root:?}: {:?}", d.root_wdl);

@@ -2,9 +2,9 @@
 
 use super::{CliError, CliResult, PositionArgs};
 use std::time::Instant;
-use tammi_evaluator::player::{make_player, shared_tables};
-use tammi_evaluator::{AlphaBeta, PlayerSpec, SearchLimits, SearchOptions};
 use tammi_rules::{Game, move_text};
+use tammi_search::player::{make_player, shared_tables};
+use tammi_search::{AlphaBeta, PlayerSpec, SearchLimits, SearchOptions};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {

@@ -61,12 +61,10 @@ pub fn run(args: &Args) -> CliResult {
         std::fs::create_dir_all(parent)
             .map_err(|e| CliError(format!("{}: {e}", parent.display())))?;
     }
-    write_atomic(&args.out, &bytes)
-        .map_err(|e| CliError(format!("{}: {e}", args.out.display())))?;
+    write_atomic(&args.out, &bytes)?;
     let card_file = card_path(&args.out);
     let json = serde_json::to_string_pretty(&card).expect("cards serialise");
-    write_atomic(&card_file, format!("{json}\n").as_bytes())
-        .map_err(|e| CliError(format!("{}: {e}", card_file.display())))?;
+    write_atomic(&card_file, format!("{json}\n").as_bytes())?;
     outln!(
         "{} ({} bytes, {format}) and {}",
         args.out.display(),

@@ -19,9 +19,9 @@ use super::protocol::{PieceLetters, SquareMove, VARIANT, position_from_squares};
 use super::{CliError, CliResult};
 use std::io::{BufRead, Write};
 use std::time::Duration;
-use tammi_evaluator::PlayerSpec;
-use tammi_evaluator::player::{Player, make_player};
 use tammi_rules::{Color, Game, Move, Position};
+use tammi_search::PlayerSpec;
+use tammi_search::player::{Player, make_player};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {

@@ -2,11 +2,11 @@
 
 use super::{CliError, CliResult};
 use std::path::PathBuf;
-use tammi_evaluator::PlayerSpec;
 use tammi_evaluator::matchplay::{MatchConfig, MatchResult, run_match};
-use tammi_evaluator::openings::{OpeningSource, load_openings};
 use tammi_evaluator::stats::Sprt;
 use tammi_rules::Variant;
+use tammi_search::PlayerSpec;
+use tammi_search::openings::{OpeningSource, load_openings};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {

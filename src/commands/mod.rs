@@ -60,18 +60,32 @@ impl fmt::Display for CliError {
 
 impl<E: std::error::Error> From<E> for CliError {
     fn from(e: E) -> Self {
-        CliError(e.to_string())
+        CliError(error_chain(&e))
     }
 }
 
-/// Writes a file atomically and durably (self-play's writer: temporary file
-/// beside it, synced, renamed), so readers never see a half-written file.
-/// The error is the I/O error alone: callers name the path in their message.
-pub fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
-    tammi_selfplay::write_atomic(path, bytes).map_err(|e| match e {
-        tammi_selfplay::ShardError::Io { error, .. } => error,
-        other => std::io::Error::other(other.to_string()),
-    })
+/// An error and its causes on one line: `what failed: caused by why: caused
+/// by ...`.  A cause whose text the line already holds (an error that prints
+/// its cause in its own message) is not repeated.
+pub fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut line = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        let text = c.to_string();
+        if !line.contains(&text) {
+            line.push_str(": caused by ");
+            line.push_str(&text);
+        }
+        cause = c.source();
+    }
+    line
+}
+
+/// Writes a file atomically and durably ([`tammi_files::write_file`]): a
+/// reader never sees half a file, and a device (`/dev/stdout`) is written
+/// in place, never replaced.  The error names the path.
+pub fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> Result<(), tammi_files::WriteError> {
+    tammi_files::write_file(path, bytes)
 }
 
 /// A progress bar on a terminal; hidden when stderr is not a terminal, so

@@ -2,8 +2,8 @@
 
 use super::{CliError, CliResult};
 use std::io::Write;
-use tammi_evaluator::openings::balanced_openings;
 use tammi_rules::Variant;
+use tammi_search::openings::balanced_openings;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {

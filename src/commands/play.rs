@@ -13,11 +13,11 @@
 use super::{CliError, CliResult};
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
-use tammi_evaluator::PlayerSpec;
-use tammi_evaluator::player::{MoveInfo, Player, make_player};
 use tammi_rules::{
     Color, Game, Move, Outcome, Position, Variant, move_text, sorted_texts, write_pdn,
 };
+use tammi_search::PlayerSpec;
+use tammi_search::player::{MoveInfo, Player, make_player};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -116,7 +116,7 @@ pub fn run(args: &Args) -> CliResult {
             sims: Some(400),
             movetime: None,
             egdb: None,
-            batch: tammi_evaluator::spec::DEFAULT_MCTS_BATCH,
+            batch: tammi_search::spec::DEFAULT_MCTS_BATCH,
             backend: Default::default(),
             solve: None,
         },
@@ -261,7 +261,7 @@ fn interactive(
                     let pdn = write_pdn(game, &[("Event", "tammi play")]);
                     match super::write_atomic(std::path::Path::new(path), pdn.as_bytes()) {
                         Ok(()) => outln!("saved to {path}"),
-                        Err(e) => outln!("cannot save to {path}: {e}"),
+                        Err(e) => outln!("cannot save: {}", super::error_chain(&e)),
                     }
                 }
             },

@@ -54,9 +54,9 @@ pub fn run(args: &Args) -> CliResult {
     let md = list.markdown();
     super::write_atomic(&args.out.join("ratings.md"), md.as_bytes())?;
     let png = args.out.join("ratings.png");
-    let tmp = args.out.join(".ratings.png.tmp.png");
-    let labelled = rating_chart(&list, &tmp)?;
-    std::fs::rename(&tmp, &png)?;
+    let labelled = tammi_files::write_via(&png, |tmp| -> Result<bool, CliError> {
+        Ok(rating_chart(&list, tmp)?)
+    })?;
     out!("{md}");
     if !labelled {
         eprintln!("note: no TrueType font found (set TAMMI_FONT); ratings.png has no labels");

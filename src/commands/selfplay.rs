@@ -12,7 +12,7 @@ use std::time::Duration;
 use tammi_model::{DeviceChoice, Evaluator, load_evaluator};
 use tammi_rules::Variant;
 use tammi_selfplay::{
-    Event, GameRecord, RunSetup, RunStats, SelfPlayConfig, run_selfplay, write_games,
+    Event, GameRecord, RunSetup, RunStats, SelfPlayConfig, SelfPlayError, run_selfplay, write_games,
 };
 
 #[derive(clap::Args, Debug)]
@@ -39,9 +39,9 @@ pub struct Args {
     pub net: super::NetArgs,
 }
 
-/// The `[selfplay]` section of a config file (the whole file is checked).
+/// The `[selfplay]` section of a config file.
 pub fn selfplay_config(path: &Path) -> Result<SelfPlayConfig, CliError> {
-    Ok(super::config::load_config(path)?.selfplay)
+    Ok(SelfPlayConfig::load(path)?)
 }
 
 /// Sizes rayon's global pool to `threads` unless RAYON_NUM_THREADS says otherwise.
@@ -58,7 +58,7 @@ pub fn size_rayon_pool(threads: usize) {
 /// warning on stderr when "auto" finds none), and the starts of
 /// `selfplay.openings` (random ones drawn from `seed`).
 pub fn run_setup(cfg: &SelfPlayConfig, variant: Variant, seed: u64) -> Result<RunSetup, CliError> {
-    let (setup, warning) = tammi_trainer::generate::selfplay_setup(cfg, variant, seed)?;
+    let (setup, warning) = tammi_selfplay::run_setup(cfg, variant, seed)?;
     if let Some(w) = &warning {
         eprintln!("warning: {w}");
     }
@@ -116,7 +116,7 @@ pub fn run(args: &Args) -> CliResult {
     let mut pending: Vec<GameRecord> = Vec::new();
     let mut written = 0usize;
     let variant = ev.variant();
-    let flush = |games: &mut Vec<GameRecord>, k: usize| -> Result<(), CliError> {
+    let flush = |games: &mut Vec<GameRecord>, k: usize| -> Result<(), SelfPlayError> {
         write_games(&args.out, &stem(k), variant, games)?;
         games.clear();
         Ok(())
@@ -133,16 +133,14 @@ pub fn run(args: &Args) -> CliResult {
                 pending.push(*g);
                 bar.inc(1);
                 if pending.len() == cfg.games_per_shard {
-                    flush(&mut pending, written)
-                        .map_err(|e| tammi_selfplay::SelfPlayError::Config(e.0))?;
+                    flush(&mut pending, written)?;
                     written += 1;
                 }
             }
             bar.set_message(status(s));
             Ok(ControlFlow::Continue(()))
         },
-    )
-    .map_err(|e| CliError(e.to_string()))?;
+    )?;
     if !pending.is_empty() {
         flush(&mut pending, written)?;
         written += 1;

@@ -173,7 +173,7 @@ fn verify(args: &Args) -> CliResult {
     let run = RunDir::new(&args.run);
     let state: tammi_trainer::RunState = tammi_trainer::rundir::read_json(&run.state())?;
     if cfg.external.enabled {
-        let c = tammi_trainer::external::verify_external(&run, &state)?;
+        let c = tammi_trainer::intake::verify_external(&run, &state)?;
         let fresh: u64 = c.fresh_games.values().sum();
         let stale: u64 = c.stale_games.values().sum();
         outln!(

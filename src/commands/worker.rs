@@ -7,7 +7,7 @@ use super::CliResult;
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Instant;
-use tammi_trainer::external::{WorkerOptions, default_worker_id, run_worker};
+use tammi_trainer::intake::{WorkerOptions, default_worker_id, run_worker};
 use tammi_trainer::{Observer, Stage};
 
 #[derive(clap::Args, Debug)]

@@ -6,9 +6,9 @@
 //! e.g. `konane mcts:model=run/models/gen-0003,sims=32 40`.  Games start
 //! after 4 random plies; the player takes the first side in even games.
 use rand::prelude::*;
-use tammi_evaluator::player::{Player, PlayerFactory, RandomPlayer};
-use tammi_evaluator::{AlphaBeta, PlayerSpec, SearchLimits, SearchOptions};
 use tammi_rules::{Game, Variant};
+use tammi_search::player::{Player, PlayerFactory, RandomPlayer};
+use tammi_search::{AlphaBeta, PlayerSpec, SearchLimits, SearchOptions};
 
 /// Alpha-beta's proven score of the position (mate scores only), if it finds one.
 fn proof(ab: &mut AlphaBeta, g: &Game) -> Option<i32> {

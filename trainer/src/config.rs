@@ -1,6 +1,7 @@
-//! Config files (`configs/*.toml`): one section per part of tammi.  Every
-//! command that takes a config reads and checks the whole file, so a typo in
-//! any section is an error whichever command meets it first.
+//! Config files (`configs/*.toml`): one section per part of tammi.  The
+//! trainer reads and checks the whole file, so a typo in any section is an
+//! error before a run starts; `tammi selfplay` reads its own section alone
+//! ([`SelfPlayConfig::load`]).
 
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -14,10 +15,10 @@ pub const SECTIONS: &[&str] = &[
     "model", "selfplay", "train", "gating", "ladder", "run", "external",
 ];
 
-/// A config file that does not read or holds a bad value.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct ConfigError(pub String);
+/// A config file that does not read or holds a bad value (one type for
+/// every section, self-play's included).
+pub use tammi_selfplay::ConfigError;
+use tammi_selfplay::one_line;
 
 /// How the learning rate falls after the warm-up.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -358,10 +359,6 @@ impl Default for ExternalSection {
     }
 }
 
-fn one_line(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
 /// Reads one section (missing = all defaults).
 fn section<T: serde::de::DeserializeOwned + Default>(
     table: &toml::Table,
@@ -430,9 +427,7 @@ impl RunConfig {
         self.model
             .validate()
             .map_err(|e| ConfigError(e.to_string()))?;
-        self.selfplay
-            .validate()
-            .map_err(|e| ConfigError(e.to_string()))?;
+        self.selfplay.validate()?;
         self.train.validate()?;
         let bad = |key: &str, why: &str| Err(ConfigError(format!("{key} {why}")));
         let x = &self.external;

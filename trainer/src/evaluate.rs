@@ -9,13 +9,13 @@ use crate::{Observer, derive_seed};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-use tammi_evaluator::PlayerSpec;
 use tammi_evaluator::chart::{Series, line_chart};
 use tammi_evaluator::gating::{GateConfig, gate};
 use tammi_evaluator::matchplay::{MatchConfig, MatchProgress, run_match};
-use tammi_evaluator::spec::DEFAULT_MCTS_BATCH;
 use tammi_evaluator::stats::{Wdl, elo_from_score};
 use tammi_model::DeviceChoice;
+use tammi_search::PlayerSpec;
+use tammi_search::spec::DEFAULT_MCTS_BATCH;
 
 /// One line of `eval/gating.jsonl`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -300,16 +300,15 @@ pub fn ladder_chart(run: &RunDir) -> Result<Option<PathBuf>, RunError> {
         })
         .collect();
     let path = run.eval().join("ladder.png");
-    let tmp = run
-        .eval()
-        .join(format!(".ladder-{}.png", std::process::id()));
-    line_chart(
-        &series,
-        "Accepted model against alpha-beta",
-        "hours of self-play, training and gating",
-        "Elo difference",
-        &tmp,
-    )?;
-    std::fs::rename(&tmp, &path).map_err(io_err(&path))?;
+    tammi_files::write_via(&path, |tmp| -> Result<(), RunError> {
+        line_chart(
+            &series,
+            "Accepted model against alpha-beta",
+            "hours of self-play, training and gating",
+            "Elo difference",
+            tmp,
+        )?;
+        Ok(())
+    })?;
     Ok(Some(path))
 }

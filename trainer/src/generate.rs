@@ -24,23 +24,6 @@ use tammi_selfplay::{
     Event, GameRecord, RunSetup, RunStats, SelfPlayConfig, read_shard, run_selfplay,
 };
 
-/// What self-play plays with besides its evaluator, from `[selfplay]`: the
-/// endgame tables of `egdb` (opened once) and the starts of `openings`.  The
-/// second value is a warning to show: `egdb = "auto"` found no tables.
-pub fn selfplay_setup(
-    cfg: &SelfPlayConfig,
-    variant: Variant,
-    seed: u64,
-) -> Result<(RunSetup, Option<String>), RunError> {
-    let tables = tammi_selfplay::open_tables(&cfg.egdb, variant)?;
-    let setup = RunSetup {
-        tables: tables.egdb,
-        start: None,
-        openings: crate::openings::selfplay_starts(cfg, variant, seed)?,
-    };
-    Ok((setup, tables.warning))
-}
-
 const PENDING: &str = ".pending";
 /// Where unreadable pending games are moved (hidden: never trained on).
 const SET_ASIDE: &str = ".set-aside";
@@ -123,7 +106,7 @@ fn shard_ranges(dir: &Path) -> Result<Vec<(u64, u64, PathBuf)>, RunError> {
 pub fn verify_generation(dir: &Path) -> Result<u64, RunError> {
     let ranges = shard_ranges(dir)?;
     for (a, b, path) in &ranges {
-        let shard = read_shard(path).map_err(|e| RunError::Refused(e.to_string()))?;
+        let shard = read_shard(path)?;
         let ids: Vec<u64> = shard.games.iter().map(|g| g.id).collect();
         if !ids.iter().copied().eq(*a..=*b) {
             return Err(RunError::Refused(format!(
@@ -320,7 +303,8 @@ pub fn play_generation_until(
             let aside_dir = dir.join(SET_ASIDE);
             std::fs::create_dir_all(&aside_dir).map_err(io_err(&aside_dir))?;
             let aside = aside_dir.join(path.file_name().unwrap_or_default());
-            std::fs::rename(&path, &aside).map_err(io_err(&path))?;
+            // On purpose: the damaged file is kept for inspection, out of the run's way.
+            tammi_files::move_file(&path, &aside).map_err(io_err(&path))?;
             observer.line(&format!(
                 "set aside unreadable pending game {} as {}",
                 path.display(),
@@ -334,7 +318,7 @@ pub fn play_generation_until(
             path
         } else {
             let renamed = pending_path(&pending_dir, seq_now);
-            std::fs::rename(&path, &renamed).map_err(io_err(&path))?;
+            tammi_files::move_file(&path, &renamed).map_err(io_err(&path))?;
             renamed
         };
         game.id = seq_now;

@@ -106,15 +106,11 @@ pub fn load_checkpoint(
 fn save_checkpoint(dir: &Path, trainer: &Trainer, info: &CheckpointInfo) -> Result<(), RunError> {
     let parent = dir.parent().expect("checkpoint dirs have a parent");
     std::fs::create_dir_all(parent).map_err(io_err(parent))?;
-    let tmp = parent.join(format!(
-        ".{}.tmp-{}",
-        dir.file_name().unwrap_or_default().to_string_lossy(),
-        std::process::id()
-    ));
-    if tmp.exists() {
-        std::fs::remove_dir_all(&tmp).map_err(io_err(&tmp))?;
-    }
-    std::fs::create_dir(&tmp).map_err(io_err(&tmp))?;
+    tammi_files::write_dir(dir, |tmp| fill_checkpoint(tmp, trainer, info))
+}
+
+/// Writes a checkpoint's files into the (temporary) directory `tmp`.
+fn fill_checkpoint(tmp: &Path, trainer: &Trainer, info: &CheckpointInfo) -> Result<(), RunError> {
     let mut model = trainer.model()?;
     if info.generation > 1 {
         model.set_parent(Some(gen_name(info.generation - 1)));
@@ -129,8 +125,7 @@ fn save_checkpoint(dir: &Path, trainer: &Trainer, info: &CheckpointInfo) -> Resu
         (OPTIMIZER_FILE.to_string(), FileDigest::of(&state.optimizer)),
     ]
     .into();
-    write_json(&tmp.join(INFO_FILE), &info)?;
-    std::fs::rename(&tmp, dir).map_err(io_err(dir))
+    write_json(&tmp.join(INFO_FILE), &info)
 }
 
 /// What the training stage did.
@@ -172,7 +167,7 @@ pub fn train_generation(
         }
     };
     if cfg.external.enabled {
-        crate::external::scan_manifests(run, generation, buffer)?;
+        crate::intake::scan_manifests(run, generation, buffer)?;
     } else {
         buffer.scan(&run.selfplay())?;
     }

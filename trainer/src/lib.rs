@@ -7,15 +7,15 @@
 //! - [`rundir`]: the run directory's layout, state and lock.
 //! - [`metrics`]: JSONL, CSV and TensorBoard scalars.
 //! - [`endgame`]: the value head against the endgame tables (`selfplay.egdb`).
-//! - [`external`]: self-play by `tammi worker` processes on other machines.
+//! - [`intake`]: self-play by `tammi worker` processes on other machines, taken in.
 //! - [`live`]: `live.json`, the running trainer's stage and progress for other processes.
 //! - [`run`]: the loop, [`create_run`] and [`train`]; [`report`]: a run's story in Markdown.
 
 pub mod config;
 pub mod endgame;
 pub mod evaluate;
-pub mod external;
 pub mod generate;
+pub mod intake;
 pub mod learn;
 pub mod live;
 pub mod metrics;

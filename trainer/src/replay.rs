@@ -10,7 +10,6 @@
 
 use rand::Rng;
 use std::collections::{BTreeSet, VecDeque};
-use std::fmt;
 use std::path::{Path, PathBuf};
 use tammi_model::TrainBatch;
 use tammi_rules::{Symmetry, Variant};
@@ -56,45 +55,30 @@ impl WindowConfig {
 }
 
 /// Why shards could not be read into the buffer.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum ReplayError {
     /// A file system error while listing shards.
+    #[error("{}: {error}", path.display())]
     Io {
         path: PathBuf,
+        #[source]
         error: std::io::Error,
     },
-    /// A shard that does not read back (truncated, corrupt, other version).
-    Shard { path: PathBuf, error: ShardError },
+    /// A shard that does not read back (truncated, corrupt, other version):
+    /// the error names the file.
+    #[error(transparent)]
+    Shard(#[from] ShardError),
     /// A shard of another variant.
+    #[error("shard {} holds {found} games, not {expected}", path.display())]
     Variant {
         path: PathBuf,
         found: Variant,
         expected: Variant,
     },
     /// The model rejected a sample (should not happen with verified shards).
-    Batch(String),
+    #[error("building a training batch: {0}")]
+    Batch(#[source] tammi_model::ModelError),
 }
-
-impl fmt::Display for ReplayError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ReplayError::Io { path, error } => write!(f, "{}: {error}", path.display()),
-            ReplayError::Shard { path, error } => write!(f, "shard {}: {error}", path.display()),
-            ReplayError::Variant {
-                path,
-                found,
-                expected,
-            } => write!(
-                f,
-                "shard {} holds {found} games, not {expected}",
-                path.display()
-            ),
-            ReplayError::Batch(e) => write!(f, "building a training batch: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for ReplayError {}
 
 /// The most recent samples of a run.
 pub struct ReplayBuffer {
@@ -165,10 +149,7 @@ impl ReplayBuffer {
             if self.loaded.contains(&path) {
                 continue;
             }
-            let shard = read_shard(&path).map_err(|error| ReplayError::Shard {
-                path: path.clone(),
-                error,
-            })?;
+            let shard = read_shard(&path)?;
             if shard.variant != self.variant {
                 return Err(ReplayError::Variant {
                     path,
@@ -260,7 +241,7 @@ impl ReplayBuffer {
                     s.result,
                     Some(s.moves_left as f32),
                 )
-                .map_err(|e| ReplayError::Batch(e.to_string()))?;
+                .map_err(ReplayError::Batch)?;
         }
         Ok(())
     }

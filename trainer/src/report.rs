@@ -124,8 +124,8 @@ pub fn report(root: &Path) -> Result<String, RunError> {
 /// Live workers (their heartbeats) and the games each one gave each
 /// generation, for a run with external self-play.
 fn workers_section(run: &RunDir, md: &mut String) -> Result<(), RunError> {
-    let statuses = crate::external::worker_statuses(run);
-    let manifests = crate::external::read_manifests(run)?;
+    let statuses = crate::intake::worker_statuses(run);
+    let manifests = crate::intake::read_manifests(run)?;
     if statuses.is_empty() && manifests.is_empty() {
         return Ok(());
     }
@@ -133,7 +133,7 @@ fn workers_section(run: &RunDir, md: &mut String) -> Result<(), RunError> {
         md,
         "## Workers\n\n{}.\n\n| worker | host | pid | state | model | games | games/s | last heard |\n\
          |---|---|---|---|---|---|---|---|",
-        crate::external::liveness(&statuses)
+        crate::intake::liveness(&statuses)
     );
     for s in &statuses {
         let _ = writeln!(
@@ -146,7 +146,7 @@ fn workers_section(run: &RunDir, md: &mut String) -> Result<(), RunError> {
             gen_name(s.model_generation),
             s.games,
             s.games_per_second,
-            crate::external::seconds_since(s)
+            crate::intake::seconds_since(s)
         );
     }
     if !manifests.is_empty() {
@@ -155,8 +155,7 @@ fn workers_section(run: &RunDir, md: &mut String) -> Result<(), RunError> {
             "\n| generation | trained on (games by worker) | stale (dropped) |\n|---|---|---|"
         );
         for m in &manifests {
-            let tally =
-                |chunks| crate::external::tally_text(&crate::external::games_by_worker(chunks));
+            let tally = |chunks| crate::intake::tally_text(&crate::intake::games_by_worker(chunks));
             let _ = writeln!(
                 md,
                 "| {} | {} | {} |",

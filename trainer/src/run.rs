@@ -134,7 +134,7 @@ fn run_locked(
 ) -> Result<Stopped, RunError> {
     let mut state: RunState = read_json(&run.state())?;
     if cfg.external.enabled {
-        crate::external::verify_external(run, &state)?;
+        crate::intake::verify_external(run, &state)?;
     } else {
         crate::generate::verify_run_shards(run, cfg.run.games_per_generation, &state)?;
     }
@@ -150,7 +150,7 @@ fn run_locked(
     let metrics = Metrics::open(&run.metrics_jsonl(), &run.metrics_csv(), &run.tensorboard())?;
     // Endgame tables, opened once: self-play adjudicates with them, and each
     // candidate's value head is checked on a fixed sample of their positions.
-    let (setup, warning) = crate::generate::selfplay_setup(&cfg.selfplay, variant, cfg.run.seed)?;
+    let (setup, warning) = tammi_selfplay::run_setup(&cfg.selfplay, variant, cfg.run.seed)?;
     if let Some(w) = &warning {
         observer.line(w);
     }
@@ -318,9 +318,9 @@ impl Stages<'_> {
             self.cfg.run.games_per_generation,
             "games",
         );
-        let m = crate::external::collect_generation(self.run, self.cfg, state, self.observer)?;
+        let m = crate::intake::collect_generation(self.run, self.cfg, state, self.observer)?;
         let stale: u64 = m.stale.iter().map(|c| c.games).sum();
-        let per_worker = crate::external::games_by_worker(&m.fresh);
+        let per_worker = crate::intake::games_by_worker(&m.fresh);
         self.metrics
             .scalar("selfplay/external_games", generation, m.games() as f64)?;
         self.metrics.scalar(
@@ -337,7 +337,7 @@ impl Stages<'_> {
              dropped",
             m.games(),
             per_worker.len(),
-            crate::external::tally_text(&per_worker),
+            crate::intake::tally_text(&per_worker),
             stale
         ));
         Ok(())

@@ -62,6 +62,7 @@ pub enum RunError {
     #[error("{stage}: {source}")]
     Match {
         stage: &'static str,
+        #[source]
         source: tammi_evaluator::MatchError,
     },
     /// A setting's openings (self-play starts, gate or ladder deck) do not load.
@@ -69,11 +70,15 @@ pub enum RunError {
     Openings {
         /// The setting as written, e.g. `ladder.openings = "ballot"`.
         setting: String,
-        source: Box<tammi_evaluator::openings::OpeningError>,
+        #[source]
+        source: Box<tammi_search::openings::OpeningError>,
     },
     /// The ladder chart could not be drawn.
     #[error("chart: {0}")]
     Chart(#[from] tammi_evaluator::chart::ChartError),
+    /// A file of the run could not be written whole.
+    #[error(transparent)]
+    Write(#[from] tammi_files::WriteError),
 }
 
 /// Wraps an I/O error with its path.
@@ -84,13 +89,9 @@ pub fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> RunError + '_ {
     }
 }
 
-/// Writes a file atomically and durably (temporary file beside it, synced,
-/// renamed over the target): self-play's writer, with this module's error.
+/// Writes a file atomically and durably ([`tammi_files::write_file`]).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), RunError> {
-    tammi_selfplay::write_atomic(path, bytes).map_err(|e| match e {
-        tammi_selfplay::ShardError::Io { path, error } => RunError::Io { path, error },
-        other => RunError::Shard(other),
-    })
+    Ok(tammi_files::write_file(path, bytes)?)
 }
 
 /// Writes a value as pretty JSON, atomically.

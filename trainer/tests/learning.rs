@@ -13,15 +13,16 @@ use tammi_model::{
     DeviceChoice, Evaluator, Model, NetConfig, TrainBatch, TrainConfig, Trainer, UniformEvaluator,
 };
 use tammi_rules::{Color, Game, Variant};
-use tammi_selfplay::{Event, MoveBudget, Search, SelfPlayConfig, run_selfplay, write_shard};
+use tammi_search::{MoveBudget, Search, SearchParams};
+use tammi_selfplay::{Event, SelfPlayConfig, run_selfplay, write_shard};
 use tammi_trainer::{ReplayBuffer, WindowConfig};
 
 fn play(a: &dyn Evaluator, b: &dyn Evaluator, a_color: Color, seed: u64, sims: u32) -> f64 {
-    let cfg = SelfPlayConfig {
+    let params = SearchParams {
         dirichlet_fraction: 0.0,
-        ..SelfPlayConfig::default()
+        ..SearchParams::default()
     };
-    let (mut sa, mut sb) = (Search::new(&cfg), Search::new(&cfg));
+    let (mut sa, mut sb) = (Search::new(&params), Search::new(&params));
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
     let mut game = Game::start(Variant::English);
     // A few random plies so the games differ.

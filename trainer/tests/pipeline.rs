@@ -5,10 +5,10 @@
 //! simulations (40 games each); the bars are 90% and 65%.
 
 use std::path::Path;
-use tammi_evaluator::PlayerSpec;
 use tammi_evaluator::matchplay::{MatchConfig, MatchResult, run_match};
-use tammi_evaluator::openings::{OpeningSource, load_openings};
 use tammi_rules::Variant;
+use tammi_search::PlayerSpec;
+use tammi_search::openings::{OpeningSource, load_openings};
 use tammi_trainer::{RunConfig, RunOptions, RunState, Silent, Stopped, create_run, train};
 
 fn score(a: PlayerSpec, b: PlayerSpec, seed: u64) -> f64 {

@@ -6,8 +6,8 @@ use super::message::{EndReason, GameReq, MoveMsg};
 pub use crate::commands::protocol::VARIANT;
 use crate::commands::protocol::{PieceLetters, SquareMove, position_from_squares};
 use std::time::Duration;
-use tammi_evaluator::PlayerSpec;
 use tammi_rules::{Color, Game, Move, Outcome, Position, result_token};
+use tammi_search::PlayerSpec;
 
 /// The start position a GAMEREQ asks for: the normal start (`A`) or the
 /// position it gives (`B`); an impossible position is an error that says why.

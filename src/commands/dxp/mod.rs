@@ -25,9 +25,9 @@ use message::{AccCode, BackCode, EndReason, GameReq, Message, read_frame};
 use std::io::{BufReader, Read, Write};
 use std::net::{IpAddr, Shutdown, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
 use std::time::{Duration, Instant};
-use tammi_evaluator::PlayerSpec;
-use tammi_evaluator::player::{Player, make_player};
 use tammi_rules::{Color, Game, Move, Position};
+use tammi_search::PlayerSpec;
+use tammi_search::player::{Player, make_player};
 
 #[derive(clap::Args, Debug)]
 #[command(group(clap::ArgGroup::new("mode").required(true).args(["listen", "connect"])))]

@@ -18,10 +18,10 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use tammi_evaluator::player::{MctsPlayer, PlayerFactory, shared_tables};
-use tammi_evaluator::{AlphaBeta, PlayerSpec, SearchLimits, SearchOptions};
 use tammi_model::{DeviceChoice, EvalRequest, Evaluator, load_evaluator};
 use tammi_rules::{Game, Variant, move_text};
+use tammi_search::player::{MctsPlayer, PlayerFactory, shared_tables};
+use tammi_search::{AlphaBeta, PlayerSpec, SearchLimits, SearchOptions};
 
 /// Longest search a request may ask for; depth- or simulation-limited
 /// searches stop there too.

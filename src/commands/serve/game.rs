@@ -9,11 +9,11 @@ use axum::body::Bytes;
 use axum::extract::State;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
-use tammi_evaluator::openings::{OpeningSource, load_openings, random_openings};
 use tammi_rules::{
     Color, Game, Move, Position, Variant, move_text, parse_fen, read_pdn, result_token, to_fen,
     write_pdn,
 };
+use tammi_search::openings::{OpeningSource, load_openings, random_openings};
 
 /// Most moves a request may carry: longer than any game the draw rules allow.
 pub const MAX_MOVES: usize = 2000;

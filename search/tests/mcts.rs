@@ -5,7 +5,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use tammi_model::{EvalRequest, EvalResult, Evaluator, ModelError, UniformEvaluator};
 use tammi_rules::{DrawRules, Game, Move, Variant, parse_fen, parse_move};
-use tammi_selfplay::{MoveBudget, RootSelection, Search, SelfPlayConfig};
+use tammi_search::{MoveBudget, RootSelection, Search, SearchParams};
 
 /// Black to move, two captures: the first wins at once (White has nothing
 /// left), the second lets White win on the next move.
@@ -14,10 +14,10 @@ const TACTICS: [(&str, &str, &str); 2] = [
     ("B:WK23,14:B26,K10,9,25", "9x18x27", "10x17"),
 ];
 
-fn cfg(root: RootSelection) -> SelfPlayConfig {
-    SelfPlayConfig {
+fn cfg(root: RootSelection) -> SearchParams {
+    SearchParams {
         root_selection: root,
-        ..SelfPlayConfig::default()
+        ..SearchParams::default()
     }
 }
 
@@ -209,9 +209,9 @@ fn threefold_repetition_counts_the_game_history() {
 fn policy_targets_are_distributions_over_legal_moves() {
     let ev = UniformEvaluator::new(Variant::English);
     for root in [RootSelection::Puct, RootSelection::Gumbel] {
-        let mut s = Search::new(&SelfPlayConfig {
+        let mut s = Search::new(&SearchParams {
             root_selection: root,
-            ..SelfPlayConfig::default()
+            ..SearchParams::default()
         });
         let mut g = Game::start(Variant::English);
         let mut r = rng();
@@ -235,10 +235,10 @@ fn policy_targets_are_distributions_over_legal_moves() {
 fn tree_reuse_keeps_the_subtree_of_the_played_move() {
     let ev = UniformEvaluator::new(Variant::English);
     for reuse in [true, false] {
-        let c = SelfPlayConfig {
+        let c = SearchParams {
             tree_reuse: reuse,
             root_selection: RootSelection::Puct,
-            ..SelfPlayConfig::default()
+            ..SearchParams::default()
         };
         let mut s = Search::new(&c);
         let mut g = Game::start(Variant::English);
@@ -285,7 +285,7 @@ impl Evaluator for Counting {
 fn batched_search_gathers_leaves_and_keeps_its_accounting() {
     use std::sync::atomic::Ordering::Relaxed;
     let ev = Counting::default();
-    let c = SelfPlayConfig {
+    let c = SearchParams {
         tree_reuse: false,
         ..cfg(RootSelection::Puct)
     };

@@ -1,6 +1,8 @@
 //! The `Player` trait shared by every kind of player, and the classical players.
 
 use crate::alphabeta::{AlphaBeta, SearchLimits, SearchOptions};
+use crate::mcts::{Decision, MoveBudget, Search};
+use crate::params::SearchParams;
 use crate::proof::ProofSearch;
 use crate::spec::PlayerSpec;
 use rand::{Rng, SeedableRng};
@@ -12,7 +14,6 @@ use std::time::{Duration, Instant};
 use tammi_egdb::{Egdb, EgdbError};
 use tammi_model::{Evaluator, ModelError, UniformEvaluator, load_evaluator};
 use tammi_rules::{Game, Move, Variant};
-use tammi_selfplay::{Decision, MoveBudget, RootSelection, Search, SelfPlayConfig};
 
 /// What a player says about its move, for display and logs.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -152,20 +153,6 @@ pub struct MctsPlayer {
 }
 
 impl MctsPlayer {
-    /// The search settings of match play: PUCT, no noise, greedy move choice, tree reuse.
-    pub fn match_config() -> SelfPlayConfig {
-        SelfPlayConfig {
-            root_selection: RootSelection::Puct,
-            dirichlet_fraction: 0.0,
-            temperature: 0.0,
-            temperature_plies: 0,
-            final_temperature: 0.0,
-            tree_reuse: true,
-            full_search_fraction: 1.0,
-            ..SelfPlayConfig::default()
-        }
-    }
-
     pub fn new(
         evaluator: Arc<dyn Evaluator>,
         simulations: Option<u32>,
@@ -174,7 +161,7 @@ impl MctsPlayer {
         name: String,
     ) -> MctsPlayer {
         MctsPlayer {
-            search: Search::new(&MctsPlayer::match_config()),
+            search: Search::new(&SearchParams::for_matches()),
             proof: None,
             evaluator,
             simulations,

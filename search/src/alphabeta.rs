@@ -15,7 +15,7 @@
 //! draw), and a won or lost root is played from the tables alone: the win
 //! converted by the shortest route, the loss prolonged.
 
-use crate::eval;
+use crate::eval::{Evaluation, Handcrafted};
 use crate::tt::{Bound, MoveKey, TranspositionTable};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -107,13 +107,12 @@ impl SearchResult {
     }
 }
 
-/// Static evaluation used at the leaves.
-pub type EvalFn = fn(&Position) -> i32;
-
 /// An alpha-beta searcher; keep one per thread and reuse it between moves.
-pub struct AlphaBeta {
+/// `E` scores the leaves: the handcrafted evaluation unless another is given
+/// ([`AlphaBeta::with_eval`]).
+pub struct AlphaBeta<E: Evaluation = Handcrafted> {
     options: SearchOptions,
-    eval: EvalFn,
+    eval: E,
     tt: TranspositionTable,
     killers: [[MoveKey; 2]; MAX_PLY],
     history: Box<[[i32; 64]; 64]>,
@@ -135,13 +134,15 @@ pub struct AlphaBeta {
 }
 
 impl AlphaBeta {
-    /// A searcher with the variant's default evaluation.
+    /// A searcher with the variant's handcrafted evaluation.
     pub fn new(options: SearchOptions) -> AlphaBeta {
-        AlphaBeta::with_eval(options, eval::evaluate)
+        AlphaBeta::with_eval(options, Handcrafted)
     }
+}
 
-    /// A searcher with a chosen evaluation function.
-    pub fn with_eval(options: SearchOptions, eval: EvalFn) -> AlphaBeta {
+impl<E: Evaluation> AlphaBeta<E> {
+    /// A searcher with a chosen evaluation.
+    pub fn with_eval(options: SearchOptions, eval: E) -> AlphaBeta<E> {
         AlphaBeta {
             options,
             eval,
@@ -217,6 +218,7 @@ impl AlphaBeta {
         }
 
         let root = *game.position();
+        self.eval.set_root(&root);
         let max_depth = limits
             .depth
             .unwrap_or(MAX_PLY as u32 - 8)
@@ -330,6 +332,7 @@ impl AlphaBeta {
             let m = moves[i];
             let mut child = *pos;
             child.play_unchecked(&m);
+            self.eval.on_move(pos, &m, &child, 0);
             let child_np = if pos.is_irreversible(&m) { 0 } else { np + 1 };
             let side = pos.side_to_move();
             let score = if i == 0 {
@@ -432,7 +435,7 @@ impl AlphaBeta {
             list[0].is_capture() && !variant.huffing() && variant.has_quiet_moves();
         if ply >= MAX_PLY - 1 || (depth <= 0 && !forced_capture) {
             self.lists[ply] = list;
-            return (self.eval)(pos);
+            return self.eval.evaluate(pos, ply);
         }
         let depth = depth.max(0);
         let alpha_orig = alpha;
@@ -498,6 +501,7 @@ impl AlphaBeta {
             let m = list[i];
             let mut child = *pos;
             child.play_unchecked(&m);
+            self.eval.on_move(pos, &m, &child, ply);
             let child_np = if pos.is_irreversible(&m) { 0 } else { np + 1 };
             let side = pos.side_to_move();
             let score = if i == 0 {

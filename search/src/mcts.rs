@@ -35,8 +35,8 @@
 //! subtree into a second arena and swaps, so the vectors keep their capacity
 //! between moves and games and steady-state search does not allocate per node.
 
-use crate::config::{RootSelection, SelfPlayConfig};
 use crate::noise;
+use crate::params::{RootSelection, SearchParams};
 use rand::Rng;
 use std::sync::Arc;
 use tammi_egdb::{Egdb, Wdl};
@@ -199,7 +199,7 @@ impl std::fmt::Debug for Tables {
 /// storage is kept.
 #[derive(Clone, Debug)]
 pub struct Search {
-    cfg: SelfPlayConfig,
+    params: SearchParams,
     draw_rules: DrawRules,
     tree: Arena,
     spare: Arena,
@@ -230,10 +230,10 @@ pub struct Search {
 const WALKS_PER_CLOCK_CHECK: u32 = 64;
 
 impl Search {
-    /// A search with these settings (only the search keys of the config matter here).
-    pub fn new(cfg: &SelfPlayConfig) -> Search {
+    /// A search with these settings.
+    pub fn new(params: &SearchParams) -> Search {
         Search {
-            cfg: cfg.clone(),
+            params: params.clone(),
             draw_rules: DrawRules {
                 threefold_repetition: true,
                 no_progress_plies: None,
@@ -287,7 +287,7 @@ impl Search {
         self.history.clear();
         self.history
             .extend(before[before.len().saturating_sub(np)..].iter().copied());
-        let reused = self.cfg.tree_reuse && self.find_reuse(game);
+        let reused = self.params.tree_reuse && self.find_reuse(game);
         if !reused {
             self.tree.clear();
             let pos = *game.position();
@@ -378,7 +378,7 @@ impl Search {
         batch: usize,
         rng: &mut impl Rng,
     ) -> Result<Decision, ModelError> {
-        if batch <= 1 || self.cfg.root_selection == RootSelection::Gumbel {
+        if batch <= 1 || self.params.root_selection == RootSelection::Gumbel {
             return self.think(game, evaluator, budget, deadline, rng);
         }
         self.start(game, budget);
@@ -626,7 +626,7 @@ impl Search {
             if n.terminal.is_some() || !n.expanded {
                 return node;
             }
-            let e = if node == 0 && self.cfg.root_selection == RootSelection::Gumbel {
+            let e = if node == 0 && self.params.root_selection == RootSelection::Gumbel {
                 self.gumbel_next()
             } else {
                 self.pick_edge(node)
@@ -796,7 +796,7 @@ impl Search {
 
     /// PUCT child choice (or the Gumbel interior rule in Gumbel mode).
     fn pick_edge(&mut self, node: u32) -> u32 {
-        if self.cfg.root_selection == RootSelection::Gumbel {
+        if self.params.root_selection == RootSelection::Gumbel {
             return self.gumbel_interior(node);
         }
         let r = self.edges(node);
@@ -812,13 +812,13 @@ impl Search {
         // drag the unvisited moves down with it, starving a better move the
         // prior undervalued (measured: a proven win at prior 0.01 got no visit
         // in 400 simulations that way; see tests/search.rs).
-        let fpu = n.net_value - self.cfg.fpu_reduction * visited_prior.sqrt();
+        let fpu = n.net_value - self.params.fpu_reduction * visited_prior.sqrt();
         let sqrt_n = ((n.visits + n.in_flight).max(1) as f32).sqrt();
         let mut best = r.start;
         let mut best_score = f32::NEG_INFINITY;
         for k in r {
             let (q, visits) = self.edge_q(k).unwrap_or((fpu, 0));
-            let u = self.cfg.c_puct * self.tree.priors[k] * sqrt_n / (1.0 + visits as f32);
+            let u = self.params.c_puct * self.tree.priors[k] * sqrt_n / (1.0 + visits as f32);
             let s = q + u;
             if s > best_score {
                 best_score = s;
@@ -873,7 +873,7 @@ impl Search {
             .copied()
             .fold(f32::NEG_INFINITY, f32::max);
         let span = hi - lo;
-        let scale = (self.cfg.gumbel_c_visit + max_n as f32) * self.cfg.gumbel_c_scale;
+        let scale = (self.params.gumbel_c_visit + max_n as f32) * self.params.gumbel_c_scale;
         self.scratch2.clear();
         for (i, k) in r.enumerate() {
             let q = if span > 1e-9 {
@@ -930,13 +930,13 @@ impl Search {
     fn prepare(&mut self, rng: &mut impl Rng) {
         self.prepared = true;
         let r = self.edges(0);
-        match self.cfg.root_selection {
+        match self.params.root_selection {
             RootSelection::Puct => {
-                if self.budget.explore && self.cfg.dirichlet_fraction > 0.0 && r.len() > 1 {
+                if self.budget.explore && self.params.dirichlet_fraction > 0.0 && r.len() > 1 {
                     self.scratch.clear();
                     self.scratch.resize(r.len(), 0.0);
-                    noise::dirichlet(rng, self.cfg.dirichlet_alpha, &mut self.scratch);
-                    let f = self.cfg.dirichlet_fraction;
+                    noise::dirichlet(rng, self.params.dirichlet_alpha, &mut self.scratch);
+                    let f = self.params.dirichlet_fraction;
                     for (p, &eta) in self.tree.priors[r].iter_mut().zip(&self.scratch) {
                         *p = (1.0 - f) * *p + f * eta;
                     }
@@ -951,7 +951,7 @@ impl Search {
                 }
                 let mut order: Vec<u32> = (0..r.len() as u32).collect();
                 order.sort_by(|&a, &b| g.base[b as usize].total_cmp(&g.base[a as usize]));
-                let k = (self.cfg.gumbel_considered as usize).min(r.len()).max(1);
+                let k = (self.params.gumbel_considered as usize).min(r.len()).max(1);
                 order.truncate(k);
                 g.remaining = order;
                 g.budget = self.budget.simulations.saturating_sub(self.done).max(1);
@@ -1027,7 +1027,7 @@ impl Search {
             let n = r.len();
             (rng.random_range(0..n), vec![1.0 / n as f32; n])
         } else {
-            match self.cfg.root_selection {
+            match self.params.root_selection {
                 RootSelection::Puct => self.puct_choice(&visits, total, ply, rng),
                 RootSelection::Gumbel => self.gumbel_choice(rng),
             }
@@ -1057,10 +1057,10 @@ impl Search {
         } else {
             visits.iter().map(|&v| v as f32 / total as f32).collect()
         };
-        let t = if self.budget.explore && ply < self.cfg.temperature_plies as usize {
-            self.cfg.temperature
+        let t = if self.budget.explore && ply < self.params.temperature_plies as usize {
+            self.params.temperature
         } else {
-            self.cfg.final_temperature
+            self.params.final_temperature
         };
         let index = if t <= 1e-3 {
             let mut best = 0;

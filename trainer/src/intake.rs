@@ -743,7 +743,7 @@ pub fn run_worker(
     let dir = workers_dir(&run).join(&options.id);
     std::fs::create_dir_all(&dir).map_err(io_err(&dir))?;
     let seed_base = derive_seed(&[cfg.run.seed, id_hash(&options.id), 0x3017]);
-    let (setup, warning) = crate::generate::selfplay_setup(&cfg.selfplay, variant, seed_base)?;
+    let (setup, warning) = tammi_selfplay::run_setup(&cfg.selfplay, variant, seed_base)?;
     if let Some(w) = &warning {
         observer.line(w);
     }
@@ -965,8 +965,7 @@ fn chunk_positions(dir: &Path) -> Result<u64, RunError> {
         let path = entry.map_err(io_err(dir))?.path();
         let name = path.file_name().unwrap_or_default().to_string_lossy();
         if name.starts_with("shard-") && name.ends_with(".bin") {
-            let shard = tammi_selfplay::read_shard(&path)
-                .map_err(|e| RunError::Refused(format!("{}: {e}", path.display())))?;
+            let shard = tammi_selfplay::read_shard(&path)?;
             n += shard
                 .games
                 .iter()

@@ -1,10 +1,50 @@
-//! Static evaluation for alpha-beta: a handcrafted one for English checkers,
-//! material only for the other variants.
+//! Static evaluation for alpha-beta: the [`Evaluation`] trait every
+//! evaluation implements, and the handcrafted one ([`Handcrafted`]): terms
+//! and weights for English checkers, material and advancement on the grid
+//! games, material only for the other variants.
 //!
 //! Scores are in hundredths of a man, from the side to move's point of view
 //! (positive = good for the side to move), the convention of the whole search.
 
-use tammi_rules::{Bitboards, Color, Direction, Geometry, Position, Square, Variant};
+use tammi_rules::{Bitboards, Color, Direction, Geometry, Move, Position, Square, Variant};
+
+/// What alpha-beta scores its leaves with.
+///
+/// The search tells the evaluation about every move it makes, by ply, so an
+/// evaluation may keep state per ply and update it move by move instead of
+/// reading the whole position at each leaf (a learned evaluation's first
+/// layer, kept as an accumulator, is the case in point).  The search copies
+/// positions rather than undoing moves, so state for `ply + 1` is simply
+/// overwritten by the next move made at `ply`.  A stateless evaluation
+/// implements [`Evaluation::evaluate`] alone.
+pub trait Evaluation: Send {
+    /// A search starts at `root` (ply 0).
+    #[inline]
+    fn set_root(&mut self, root: &Position) {
+        let _ = root;
+    }
+
+    /// The search made `mv` in `parent`, at `ply`, reaching `child` at `ply + 1`.
+    #[inline]
+    fn on_move(&mut self, parent: &Position, mv: &Move, child: &Position, ply: usize) {
+        let _ = (parent, mv, child, ply);
+    }
+
+    /// The score of `pos`, reached at `ply`, for its side to move, in
+    /// hundredths of a man; well inside `±TABLE_BOUND`.
+    fn evaluate(&mut self, pos: &Position, ply: usize) -> i32;
+}
+
+/// The handcrafted evaluation of each variant ([`evaluate`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Handcrafted;
+
+impl Evaluation for Handcrafted {
+    #[inline]
+    fn evaluate(&mut self, pos: &Position, _ply: usize) -> i32 {
+        evaluate(pos)
+    }
+}
 
 /// The terms of the English evaluation and their weights, in one place.
 #[derive(Clone, Copy, Debug)]

@@ -3,10 +3,10 @@
 
 use std::sync::{Arc, OnceLock};
 use tammi_egdb::{BuildOptions, Egdb, build};
-use tammi_evaluator::alphabeta::{TABLE_BOUND, TABLE_WIN};
-use tammi_evaluator::player::{AlphaBetaPlayer, Player};
-use tammi_evaluator::{AlphaBeta, SearchLimits, SearchOptions};
 use tammi_rules::{Color, Game, Variant, parse_fen};
+use tammi_search::alphabeta::{TABLE_BOUND, TABLE_WIN};
+use tammi_search::player::{AlphaBetaPlayer, Player};
+use tammi_search::{AlphaBeta, SearchLimits, SearchOptions};
 
 /// English tables up to 4 pieces, built once for this test binary.
 fn tables() -> Arc<Egdb> {
@@ -122,8 +122,8 @@ fn tree_probes_score_positions_exactly() {
 
 #[test]
 fn table_spec_key_loads_tables_and_refuses_a_bad_directory() {
-    use tammi_evaluator::PlayerSpec;
-    use tammi_evaluator::player::make_player;
+    use tammi_search::PlayerSpec;
+    use tammi_search::player::make_player;
     let dir = tempfile::tempdir().unwrap();
     let spec: PlayerSpec = format!("alphabeta:depth=2,egdb={}", dir.path().display())
         .parse()
@@ -141,9 +141,9 @@ fn table_spec_key_loads_tables_and_refuses_a_bad_directory() {
 fn mcts_with_tables_picks_the_winning_capture_into_the_tables() {
     use rand::{Rng, SeedableRng};
     use tammi_egdb::Wdl;
-    use tammi_evaluator::PlayerSpec;
-    use tammi_evaluator::player::make_player;
     use tammi_rules::{Piece, Position, Setup, Square};
+    use tammi_search::PlayerSpec;
+    use tammi_search::player::make_player;
     // Five-piece positions whose moves are all captures into the 4-piece
     // tables, some winning and some not: MCTS with the uniform evaluator
     // must find a winning one once table positions take their exact value.

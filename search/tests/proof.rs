@@ -7,10 +7,10 @@
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::HashMap;
-use tammi_evaluator::PlayerSpec;
-use tammi_evaluator::player::make_player;
-use tammi_evaluator::proof::ProofSearch;
 use tammi_rules::{Game, Position, Variant};
+use tammi_search::PlayerSpec;
+use tammi_search::player::make_player;
+use tammi_search::proof::ProofSearch;
 
 /// Exact values of Konane positions (whoever cannot move loses; there are
 /// no draws) by walking the whole game tree, remembered by hash.

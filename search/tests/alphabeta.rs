@@ -1,10 +1,10 @@
 //! Alpha-beta correctness: exact root scores against plain minimax, forced wins
 //! found, legal moves always.
 
-use tammi_evaluator::alphabeta::MATE;
-use tammi_evaluator::eval::evaluate;
-use tammi_evaluator::{AlphaBeta, SearchLimits, SearchOptions};
 use tammi_rules::{DrawRules, Game, MoveList, Position, Variant, parse_fen};
+use tammi_search::alphabeta::MATE;
+use tammi_search::eval::evaluate;
+use tammi_search::{AlphaBeta, SearchLimits, SearchOptions};
 
 /// Plain minimax with the same leaf rule as the engine: evaluate at the
 /// horizon unless the side to move must capture.  A removal (huffing) is

@@ -4,7 +4,7 @@
 //! accounting must come out exact.
 
 use std::path::{Path, PathBuf};
-use tammi_trainer::external::{
+use tammi_trainer::intake::{
     ChunkDone, Manifest, WorkerOptions, collect_generation, read_manifests, run_worker,
     verify_external, workers_dir,
 };
@@ -36,7 +36,7 @@ fn done_chunk(run: &RunDir, worker: &str, chunk: u64, model_generation: u64, gam
 }
 
 fn names(m: &Manifest) -> (Vec<String>, Vec<String>) {
-    let f = |cs: &[tammi_trainer::external::ChunkRef]| {
+    let f = |cs: &[tammi_trainer::intake::ChunkRef]| {
         cs.iter()
             .map(|c| format!("{}/{}", c.worker, c.chunk))
             .collect()
