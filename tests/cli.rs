@@ -461,8 +461,11 @@ fn match_bad_input_is_one_line_exit_2() {
     }
 }
 
+/// `bench nn` (through the trainer's whole-file config) checks every
+/// section; `tammi selfplay`, which needs no trainer, checks the file, its
+/// section names and `[selfplay]`, and leaves the other sections alone.
 #[test]
-fn every_section_of_a_config_is_checked_by_every_command() {
+fn config_errors_are_refused_by_the_commands_that_read_them() {
     let dir = std::env::temp_dir().join(format!("tammi-cli-config-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let cases = [
@@ -480,7 +483,11 @@ fn every_section_of_a_config_is_checked_by_every_command() {
         std::fs::write(&path, text).unwrap();
         let p = path.to_str().unwrap();
         let out = dir.join(format!("out-{name}"));
-        // Self-play without a model still refuses a bad [model] section.
+        let err = fails(&["bench", "nn", "--config", p]);
+        assert!(err.contains(expect), "{name}: {err}");
+        if name == "bad-model.toml" {
+            continue;
+        }
         let err = fails(&[
             "selfplay",
             "--config",
@@ -490,8 +497,6 @@ fn every_section_of_a_config_is_checked_by_every_command() {
             "--out",
             out.to_str().unwrap(),
         ]);
-        assert!(err.contains(expect), "{name}: {err}");
-        let err = fails(&["bench", "nn", "--config", p]);
         assert!(err.contains(expect), "{name}: {err}");
     }
     let _ = std::fs::remove_dir_all(&dir);

@@ -267,6 +267,9 @@ impl PairSpace {
     }
 }
 
+/// Solves a slice and its mirror (or a symmetric slice alone) by retrograde
+/// analysis, given the tables of every slice its captures and promotions
+/// reach.
 fn solve_pair(egdb: &Egdb, variant: Variant, pair: &[Material]) -> Result<Vec<Solved>, EgdbError> {
     let space = PairSpace::new(variant, pair);
     let total = space.total;
@@ -278,9 +281,23 @@ fn solve_pair(egdb: &Egdb, variant: Variant, pair: &[Material]) -> Result<Vec<So
     }
     let states: Vec<AtomicU8> = (0..total).map(|_| AtomicU8::new(state::UNKNOWN)).collect();
     let counters: Vec<AtomicU8> = (0..total).map(|_| AtomicU8::new(0)).collect();
-    let missing: Mutex<Option<Material>> = Mutex::new(None);
+    score_exits(egdb, variant, &space, &states, &counters)?;
+    let distance = propagate(variant, &space, &states, &counters);
+    Ok(pack(&space, &states, &distance))
+}
 
-    // 1. Score every position from the moves that leave the pair.
+/// Step 1: scores every position of the pair from the moves that leave it
+/// (captures and promotions, looked up in the tables built before), and
+/// counts its quiet moves, which stay inside the pair.
+fn score_exits(
+    egdb: &Egdb,
+    variant: Variant,
+    space: &PairSpace,
+    states: &[AtomicU8],
+    counters: &[AtomicU8],
+) -> Result<(), EgdbError> {
+    let total = space.total;
+    let missing: Mutex<Option<Material>> = Mutex::new(None);
     (0..total)
         .into_par_iter()
         .with_min_len(1 << 12)
@@ -330,14 +347,24 @@ fn solve_pair(egdb: &Egdb, variant: Variant, pair: &[Material]) -> Result<Vec<So
             };
             states[i].store(s, Relaxed);
         });
-    if let Some(material) = missing.into_inner().unwrap() {
-        return Err(EgdbError::MissingSlice {
+    match missing.into_inner().unwrap() {
+        Some(material) => Err(EgdbError::MissingSlice {
             dir: egdb.dir().to_path_buf(),
             material,
-        });
+        }),
+        None => Ok(()),
     }
+}
 
-    // 2. Level by level from the decided positions to their predecessors.
+/// Step 2: level by level from the decided positions to their
+/// predecessors; returns each position's distance (in levels) to its result.
+fn propagate(
+    variant: Variant,
+    space: &PairSpace,
+    states: &[AtomicU8],
+    counters: &[AtomicU8],
+) -> Vec<u8> {
+    let total = space.total;
     let neighbours = neighbours(variant);
     let flying = variant.rules().flying_kings;
     let squares = variant.geometry().squares() as u32;
@@ -401,8 +428,11 @@ fn solve_pair(egdb: &Egdb, variant: Variant, pair: &[Material]) -> Result<Vec<So
         }
         frontier = next;
     }
+    distance
+}
 
-    // 3. Pack the values; what is undecided is a draw.
+/// Step 3: packs the values of each slice; what is undecided is a draw.
+fn pack(space: &PairSpace, states: &[AtomicU8], distance: &[u8]) -> Vec<Solved> {
     let mut solved = Vec::new();
     for (k, ix) in space.indexers.iter().enumerate() {
         let range = space.offsets[k]..space.offsets[k + 1];
@@ -433,7 +463,7 @@ fn solve_pair(egdb: &Egdb, variant: Variant, pair: &[Material]) -> Result<Vec<So
             max_distance,
         });
     }
-    Ok(solved)
+    solved
 }
 
 /// Calls `f` with every position (in the tables' frame, mover to move) from

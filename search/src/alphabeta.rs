@@ -440,50 +440,13 @@ impl<E: Evaluation> AlphaBeta<E> {
         let depth = depth.max(0);
         let alpha_orig = alpha;
 
-        let mut tt_move = MoveKey::NONE;
-        if let Some(hit) = self.tt.probe(hash) {
-            tt_move = hit.mv;
-            let usable = if self.options.exact_depth_cutoffs {
-                hit.depth == depth
-            } else {
-                hit.depth >= depth
-            };
-            if self.options.tt_cutoffs && usable {
-                let score = from_tt(hit.score, ply);
-                let cut = match hit.bound {
-                    Bound::Exact => true,
-                    Bound::Lower => score >= beta,
-                    Bound::Upper => score <= alpha,
-                };
-                if cut {
-                    self.lists[ply] = list;
-                    return score;
-                }
-            }
+        let (tt_move, cutoff) = self.probe_table(hash, depth, alpha, beta, ply);
+        if let Some(score) = cutoff {
+            self.lists[ply] = list;
+            return score;
         }
-
-        // Order: table move, then (for captures) more pieces taken, killers, history.
         let mut order = std::mem::take(&mut self.order[ply]);
-        order.clear();
-        for m in list.iter() {
-            let key = MoveKey::of(m);
-            let id = key.0;
-            let s = if key == tt_move {
-                1 << 30
-            } else if forced_capture {
-                (m.captured_count() as i32) << 20 | (m.promotes() as i32) << 19
-            } else if self.options.ordering && key == self.killers[ply][0] {
-                1 << 28
-            } else if self.options.ordering && key == self.killers[ply][1] {
-                1 << 27
-            } else if self.options.ordering {
-                self.history[((id >> 8) & 63) as usize][(id & 63) as usize]
-                    + ((m.promotes() as i32) << 26)
-            } else {
-                0
-            };
-            order.push(s);
-        }
+        self.score_moves(&list, &mut order, tt_move, forced_capture, ply);
 
         self.path.push(hash);
         let mut best_score = -MATE - 1;
@@ -526,13 +489,7 @@ impl<E: Evaluation> AlphaBeta<E> {
             }
             if alpha >= beta {
                 if !m.is_capture() && self.options.ordering {
-                    let k = MoveKey::of(&m);
-                    if self.killers[ply][0] != k {
-                        self.killers[ply][1] = self.killers[ply][0];
-                        self.killers[ply][0] = k;
-                    }
-                    let h = &mut self.history[((k.0 >> 8) & 63) as usize][(k.0 & 63) as usize];
-                    *h = (*h + depth * depth).min(1 << 25);
+                    self.note_cutoff(MoveKey::of(&m), depth, ply);
                 }
                 break;
             }
@@ -553,6 +510,85 @@ impl<E: Evaluation> AlphaBeta<E> {
         self.tt
             .store(hash, best_key, to_tt(best_score, ply), depth, bound);
         best_score
+    }
+
+    /// The transposition table's move for `hash` (or none), and the stored
+    /// score where its bound already decides the node at this depth and window.
+    #[inline]
+    fn probe_table(
+        &self,
+        hash: u64,
+        depth: i32,
+        alpha: i32,
+        beta: i32,
+        ply: usize,
+    ) -> (MoveKey, Option<i32>) {
+        let Some(hit) = self.tt.probe(hash) else {
+            return (MoveKey::NONE, None);
+        };
+        let usable = if self.options.exact_depth_cutoffs {
+            hit.depth == depth
+        } else {
+            hit.depth >= depth
+        };
+        if self.options.tt_cutoffs && usable {
+            let score = from_tt(hit.score, ply);
+            let cut = match hit.bound {
+                Bound::Exact => true,
+                Bound::Lower => score >= beta,
+                Bound::Upper => score <= alpha,
+            };
+            if cut {
+                return (hit.mv, Some(score));
+            }
+        }
+        (hit.mv, None)
+    }
+
+    /// Scores the moves of `list` into `order` for the search's move
+    /// ordering: the table move, then (for captures) more pieces taken, then
+    /// killers, then history.
+    #[inline]
+    fn score_moves(
+        &self,
+        list: &MoveList,
+        order: &mut Vec<i32>,
+        tt_move: MoveKey,
+        forced_capture: bool,
+        ply: usize,
+    ) {
+        order.clear();
+        for m in list.iter() {
+            let key = MoveKey::of(m);
+            let id = key.0;
+            let s = if key == tt_move {
+                1 << 30
+            } else if forced_capture {
+                (m.captured_count() as i32) << 20 | (m.promotes() as i32) << 19
+            } else if self.options.ordering && key == self.killers[ply][0] {
+                1 << 28
+            } else if self.options.ordering && key == self.killers[ply][1] {
+                1 << 27
+            } else if self.options.ordering {
+                self.history[((id >> 8) & 63) as usize][(id & 63) as usize]
+                    + ((m.promotes() as i32) << 26)
+            } else {
+                0
+            };
+            order.push(s);
+        }
+    }
+
+    /// A quiet move refuted the node: it becomes a killer of its ply and its
+    /// history grows.
+    #[inline]
+    fn note_cutoff(&mut self, k: MoveKey, depth: i32, ply: usize) {
+        if self.killers[ply][0] != k {
+            self.killers[ply][1] = self.killers[ply][0];
+            self.killers[ply][0] = k;
+        }
+        let h = &mut self.history[((k.0 >> 8) & 63) as usize][(k.0 & 63) as usize];
+        *h = (*h + depth * depth).min(1 << 25);
     }
 
     /// The principal variation, read from the transposition table.

@@ -127,6 +127,27 @@ impl Default for SelfPlayConfig {
 #[error("{0}")]
 pub struct ConfigError(pub String);
 
+/// The sections of a tammi config file.  The trainer reads them all;
+/// `tammi selfplay` reads `[selfplay]` and refuses any other top-level name,
+/// so a misspelt section is never silently ignored.
+pub const CONFIG_SECTIONS: &[&str] = &[
+    "model", "selfplay", "train", "gating", "ladder", "run", "external",
+];
+
+/// Refuses a top-level key of a config file that names no section.
+pub fn check_sections(table: &toml::Table, origin: &str) -> Result<(), ConfigError> {
+    match table
+        .keys()
+        .find(|k| !CONFIG_SECTIONS.contains(&k.as_str()))
+    {
+        Some(unknown) => Err(ConfigError(format!(
+            "{origin}: unknown section or key '{unknown}' (known sections: {})",
+            CONFIG_SECTIONS.join(", ")
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// One line of a multi-line parser message.
 pub fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
@@ -152,8 +173,9 @@ impl SelfPlayConfig {
     }
 
     /// Reads the `[selfplay]` section of a config file (all defaults when it
-    /// has none) and checks it.  Only this section is read: the trainer
-    /// reads and checks the whole file (`tammi config`).
+    /// has none) and checks it, and that every other top-level name is a
+    /// section ([`CONFIG_SECTIONS`]).  The other sections' contents are the
+    /// trainer's to check.
     pub fn load(path: &Path) -> Result<SelfPlayConfig, ConfigError> {
         let origin = path.display();
         let text =
@@ -161,6 +183,7 @@ impl SelfPlayConfig {
         let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
             ConfigError(format!("{origin}: {}", one_line(&e.to_string())))
         })?;
+        check_sections(&table, &origin.to_string())?;
         let cfg: SelfPlayConfig = match table.get("selfplay") {
             None => SelfPlayConfig::default(),
             Some(v) => v.clone().try_into().map_err(|e: toml::de::Error| {

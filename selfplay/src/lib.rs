@@ -44,7 +44,9 @@ mod tables;
 mod targets;
 mod worker;
 
-pub use config::{ConfigError, RootSelection, SelfPlayConfig, one_line};
+pub use config::{
+    CONFIG_SECTIONS, ConfigError, RootSelection, SelfPlayConfig, check_sections, one_line,
+};
 pub use record::{GameEnd, GameRecord, Sample};
 pub use setup::{RANDOM_SELFPLAY_OPENINGS, run_setup, selfplay_openings, selfplay_starts};
 pub use shard::{

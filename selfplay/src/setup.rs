@@ -40,7 +40,7 @@ pub fn selfplay_openings(
     }
     let named = |source| SelfPlayError::Openings {
         setting: format!("selfplay.openings = {:?}", cfg.openings),
-        source,
+        source: Box::new(source),
     };
     let source: OpeningSource = cfg.openings.parse().map_err(named)?;
     load_openings(variant, &source, RANDOM_SELFPLAY_OPENINGS, seed).map_err(named)
@@ -60,7 +60,7 @@ pub fn selfplay_starts(
                 .map(|g| *g.position())
                 .map_err(|source| SelfPlayError::Openings {
                     setting: format!("selfplay.openings = {:?}", cfg.openings),
-                    source,
+                    source: Box::new(source),
                 })
         })
         .collect()

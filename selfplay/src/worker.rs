@@ -45,7 +45,7 @@ pub enum SelfPlayError {
         /// The setting as written, e.g. `selfplay.openings = "ballot"`.
         setting: String,
         #[source]
-        source: OpeningError,
+        source: Box<OpeningError>,
     },
     /// The endgame tables of `selfplay.egdb` do not open.
     #[error("selfplay.egdb = {value:?}: {source}")]
@@ -273,7 +273,16 @@ pub fn run_selfplay(
         s.spawn(move || {
             (0..workers).into_par_iter().for_each_with(tx, |tx, _| {
                 barrier.wait();
-                let r = worker(evaluator, variant, cfg, setup, games, seed, counters, tx);
+                let job = Job {
+                    evaluator,
+                    variant,
+                    cfg,
+                    setup,
+                    games,
+                    seed,
+                    counters,
+                };
+                let r = worker(&job, tx);
                 if let Err(e) = r {
                     counters.stop.store(true, Ordering::Relaxed);
                     let _ = tx.send(Err(e));
@@ -537,17 +546,35 @@ impl Slot {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn worker(
-    evaluator: &dyn Evaluator,
+/// What every worker of a run shares: the evaluator, the settings and
+/// setup, how many games to play and the seed they derive from, and the
+/// counters they report to.
+#[derive(Clone, Copy)]
+struct Job<'a> {
+    evaluator: &'a dyn Evaluator,
     variant: Variant,
-    cfg: &SelfPlayConfig,
-    setup: &RunSetup,
+    cfg: &'a SelfPlayConfig,
+    setup: &'a RunSetup,
     games: u64,
     seed: u64,
-    counters: &Counters,
+    counters: &'a Counters,
+}
+
+/// One worker: advances `games_per_thread` games at once, evaluating their
+/// leaves in batches, and sends each finished game to `tx`.
+fn worker(
+    job: &Job<'_>,
     tx: &mpsc::Sender<Result<GameRecord, SelfPlayError>>,
 ) -> Result<(), SelfPlayError> {
+    let Job {
+        evaluator,
+        variant,
+        cfg,
+        setup,
+        games,
+        seed,
+        counters,
+    } = *job;
     let mut slots: Vec<Slot> = (0..cfg.games_per_thread)
         .map(|_| Slot::new(variant, cfg, setup))
         .collect();

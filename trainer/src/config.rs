@@ -11,9 +11,7 @@ use tammi_selfplay::{SelfPlayConfig, ValueTargets};
 use crate::replay::WindowConfig;
 
 /// Sections tammi knows; any other top-level key is an error.
-pub const SECTIONS: &[&str] = &[
-    "model", "selfplay", "train", "gating", "ladder", "run", "external",
-];
+pub use tammi_selfplay::CONFIG_SECTIONS as SECTIONS;
 
 /// A config file that does not read or holds a bad value (one type for
 /// every section, self-play's included).
@@ -380,12 +378,7 @@ impl RunConfig {
             ConfigError(format!("{origin}: {}", one_line(&e.to_string())))
         })?;
         move_legacy_train_keys(&mut table, origin)?;
-        if let Some(unknown) = table.keys().find(|k| !SECTIONS.contains(&k.as_str())) {
-            return Err(ConfigError(format!(
-                "{origin}: unknown section or key '{unknown}' (known sections: {})",
-                SECTIONS.join(", ")
-            )));
-        }
+        tammi_selfplay::check_sections(&table, origin)?;
         let cfg = RunConfig {
             model: section(&table, "model", origin)?,
             selfplay: section(&table, "selfplay", origin)?,

@@ -779,9 +779,16 @@ pub fn run_worker(
                 }
             }
         });
-        let result = play_chunks(
-            &run, &cfg, &dir, seed_base, &setup, options, &heartbeat, observer,
-        );
+        let result = play_chunks(&WorkerRun {
+            run: &run,
+            cfg: &cfg,
+            dir: &dir,
+            seed_base,
+            setup: &setup,
+            options,
+            heartbeat: &heartbeat,
+            observer,
+        });
         stop.store(true, std::sync::atomic::Ordering::Relaxed);
         result
     })
@@ -833,18 +840,32 @@ fn wait_for_previous(path: &Path, id: &str, observer: &dyn Observer) -> Result<(
     }
 }
 
-/// The chunk loop of [`run_worker`].
-#[allow(clippy::too_many_arguments)]
-fn play_chunks(
-    run: &RunDir,
-    cfg: &RunConfig,
-    dir: &Path,
+/// A worker at work: its run and config, its own directory, the seed its
+/// chunks derive from, the self-play setup, its options, heartbeat and observer.
+#[derive(Clone, Copy)]
+struct WorkerRun<'a> {
+    run: &'a RunDir,
+    cfg: &'a RunConfig,
+    dir: &'a Path,
     seed_base: u64,
-    setup: &tammi_selfplay::RunSetup,
-    options: &WorkerOptions,
-    heartbeat: &Heartbeat,
-    observer: &dyn Observer,
-) -> Result<WorkerSummary, RunError> {
+    setup: &'a tammi_selfplay::RunSetup,
+    options: &'a WorkerOptions,
+    heartbeat: &'a Heartbeat,
+    observer: &'a dyn Observer,
+}
+
+/// The chunk loop of [`run_worker`].
+fn play_chunks(w: &WorkerRun<'_>) -> Result<WorkerSummary, RunError> {
+    let WorkerRun {
+        run,
+        cfg,
+        dir,
+        seed_base,
+        setup,
+        options,
+        heartbeat,
+        observer,
+    } = *w;
     let variant = cfg.variant();
     let backend = cfg.backend();
     let started = Instant::now();
