@@ -166,6 +166,11 @@ impl<E: Evaluation> AlphaBeta<E> {
         }
     }
 
+    /// The evaluation, handed back with whatever state it kept.
+    pub fn into_evaluation(self) -> E {
+        self.eval
+    }
+
     /// Uses endgame tables (of the game's variant) from now on, or none.
     pub fn set_tables(&mut self, tables: Option<Arc<Egdb>>) {
         self.table_pieces = tables.as_ref().map_or(0, |t| t.max_pieces());

@@ -238,3 +238,99 @@ fn a_removal_is_searched_as_part_of_the_removers_turn() {
     assert_eq!(r.score, MATE - 2, "{:?}", r.pv);
     assert_eq!(r.pv.len(), 2);
 }
+
+/// An evaluation kept incrementally from the moves the search reports, as a
+/// learned evaluation's accumulator would be: a per-ply stack of White's
+/// material, updated by each move's difference and checked against a full
+/// count at every leaf.
+struct IncrementalMaterial {
+    white: Vec<i32>,
+    moves_seen: u64,
+    leaves_checked: u64,
+}
+
+/// Material from White's side, whoever is to move.
+fn white_material(pos: &Position) -> i32 {
+    let m = tammi_search::eval::material(pos);
+    if pos.side_to_move() == tammi_rules::Color::White {
+        m
+    } else {
+        -m
+    }
+}
+
+impl tammi_search::Evaluation for IncrementalMaterial {
+    fn set_root(&mut self, root: &Position) {
+        self.white[0] = white_material(root);
+    }
+    fn on_move(
+        &mut self,
+        parent: &Position,
+        _mv: &tammi_rules::Move,
+        child: &Position,
+        ply: usize,
+    ) {
+        self.moves_seen += 1;
+        self.white[ply + 1] = self.white[ply] + white_material(child) - white_material(parent);
+    }
+    fn evaluate(&mut self, pos: &Position, ply: usize) -> i32 {
+        assert_eq!(self.white[ply], white_material(pos), "ply {ply}");
+        self.leaves_checked += 1;
+        if pos.side_to_move() == tammi_rules::Color::White {
+            self.white[ply]
+        } else {
+            -self.white[ply]
+        }
+    }
+}
+
+#[test]
+fn an_incremental_evaluation_sees_every_move_on_its_ply() {
+    // Captures (several pieces at once), promotions, and a huffing removal
+    // after which the same side moves again, in four games' positions.
+    for (variant, plies) in [
+        (Variant::English, 30),
+        (Variant::International, 30),
+        ("finnish:huffing".parse().unwrap(), 30),
+        (Variant::Konane, 6),
+    ] {
+        let mut game = Game::start(variant);
+        let mut rng = 7u64;
+        for _ in 0..plies {
+            let moves = game.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            rng = rng
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let m = moves[(rng >> 33) as usize % moves.len()];
+            game.play(&m).unwrap();
+        }
+        let eval = IncrementalMaterial {
+            white: vec![0; tammi_search::alphabeta::MAX_PLY + 1],
+            moves_seen: 0,
+            leaves_checked: 0,
+        };
+        let mut engine = AlphaBeta::with_eval(SearchOptions::default(), eval);
+        let r = engine.search(
+            &game,
+            &SearchLimits {
+                depth: Some(5),
+                ..SearchLimits::default()
+            },
+        );
+        let eval = engine.into_evaluation();
+        assert!(r.best.is_some() || game.outcome().is_some(), "{variant}");
+        assert!(
+            eval.moves_seen > 100,
+            "{variant}: {} moves",
+            eval.moves_seen
+        );
+        assert!(
+            eval.leaves_checked > 10,
+            "{variant}: {} leaves",
+            eval.leaves_checked
+        );
+    }
+}

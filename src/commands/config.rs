@@ -1,6 +1,8 @@
-//! Config files (`configs/*.toml`): the trainer crate reads and checks every
-//! section ([`tammi_trainer::RunConfig`]), so a typo in any section is an
-//! error whichever command meets it first.
+//! Config files (`configs/*.toml`): the commands that train or build a net
+//! (`train`, `bench nn`, `infer --config`) read and check every section
+//! through the trainer crate ([`tammi_trainer::RunConfig`]), so a typo in any
+//! section is an error before any work; `tammi selfplay` reads its own
+//! section alone ([`tammi_selfplay::SelfPlayConfig::load`]).
 
 use super::CliError;
 use std::path::Path;

@@ -96,7 +96,7 @@ pub fn create_run(root: &Path, cfg: &RunConfig) -> Result<(), RunError> {
 pub fn run_config(root: &Path) -> Result<RunConfig, RunError> {
     let run = RunDir::new(root);
     run.check_compatible()?;
-    RunConfig::load(&run.config()).map_err(|e| RunError::Refused(e.0))
+    Ok(RunConfig::load(&run.config())?)
 }
 
 /// Runs generations until a limit; resumes wherever the directory stopped.
