@@ -72,15 +72,20 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => {
             use clap::error::ErrorKind;
-            if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion)
-                || e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
-            {
+            if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+                // Help asked for goes to standard output, and a failed write
+                // (`--help > /dev/full`) is an error, not a success.
+                use std::io::Write as _;
+                let mut out = std::io::stdout().lock();
+                if let Err(err) = write!(out, "{e}").and_then(|()| out.flush()) {
+                    eprintln!("error: cannot write to standard output: {err}");
+                    return ExitCode::from(2);
+                }
+                return ExitCode::SUCCESS;
+            }
+            if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
                 let _ = e.print();
-                return if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
-                    ExitCode::from(2)
-                } else {
-                    ExitCode::SUCCESS
-                };
+                return ExitCode::from(2);
             }
             // One line: clap's message up to its usage hint, joined.
             let text = e.to_string();

@@ -215,6 +215,12 @@ fn a_given_position_is_played_to_its_end_and_a_bad_one_is_refused() {
         chat.starts_with("Ctammi: ") && chat.contains("on square 1 "),
         "{chat}"
     );
+    // An empty board is a game already over: refused the same way.
+    peer.send(&game_req('W', &format!("BW{}", "e".repeat(50))));
+    let acc = peer.recv().expect("GAMEACC");
+    assert!(acc.starts_with("Atammi") && acc.ends_with('2'), "{acc}");
+    let chat = peer.recv().expect("CHAT");
+    assert!(chat.contains("no legal move"), "{chat}");
     // White (tammi) man on 32, black man on 27: 32x21 wins at once.
     let mut board = ['e'; 50];
     board[31] = 'w';
@@ -245,6 +251,12 @@ fn garbage_from_the_peer_is_a_clear_error_not_a_panic() {
     let (tammi, addr) = start_listener(&[]);
     let mut peer = Peer::connect(&addr);
     peer.send("hello, engine");
+    // The peer is told why before the connection closes.
+    let chat = peer.recv().expect("a CHAT saying why");
+    assert!(
+        chat.starts_with("Ctammi: the peer sent a bad message"),
+        "{chat}"
+    );
     assert_eq!(peer.recv(), None);
     let (code, _, stderr) = tammi.finish();
     assert_eq!(code, 2, "{stderr}");

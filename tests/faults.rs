@@ -148,6 +148,15 @@ fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
+/// Sets one field of a run's `state.json`, as a hand edit would.
+fn edit_state(run: &Path, key: &str, value: serde_json::Value) {
+    let path = run.join("state.json");
+    let mut state: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    state[key] = value;
+    std::fs::write(&path, serde_json::to_string_pretty(&state).unwrap()).unwrap();
+}
+
 fn flip_bytes(path: &Path, count: usize) {
     let mut bytes = std::fs::read(path).unwrap();
     let stride = bytes.len() / (count + 1);
@@ -190,6 +199,36 @@ fn a_damaged_run_directory_is_refused_naming_the_file() {
         String::from_utf8_lossy(&out.stderr)
     );
 
+    // `tammi selfplay` into a run's directory is refused before it writes.
+    let listing = |d: &Path| {
+        let mut v: Vec<_> = std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        v.sort();
+        v
+    };
+    let gen1 = base.join("selfplay/gen-0001");
+    let before = listing(&gen1);
+    let into_run = tammi_to(
+        &[
+            "selfplay",
+            "--config",
+            config.to_str().unwrap(),
+            "--games",
+            "1",
+            "--out",
+            gen1.to_str().unwrap(),
+        ],
+        Stdio::null(),
+    );
+    assert_clean_failure(
+        &into_run,
+        "selfplay --out into a run",
+        "inside the training run",
+    );
+    assert_eq!(listing(&gen1), before);
+
     let shard = |a: u64, b: u64| format!("selfplay/gen-0001/shard-{a:06}-{b:06}.bin");
     type Damage = Box<dyn Fn(&Path)>;
     let cases: Vec<(&str, Damage, String)> = vec![
@@ -228,6 +267,34 @@ fn a_damaged_run_directory_is_refused_naming_the_file() {
             shard(0, 31),
         ),
         (
+            "a byte flipped in the optimizer state",
+            Box::new(|r| flip_bytes(&r.join("checkpoints/gen-0001/optimizer.bpk"), 1)),
+            "checkpoints/gen-0001/optimizer.bpk".into(),
+        ),
+        (
+            "a byte flipped in the accepted model",
+            Box::new(|r| flip_bytes(&r.join("models/gen-0001/weights.safetensors"), 1)),
+            "models/gen-0001".into(),
+        ),
+        (
+            "state.json accepting a model no gate accepted",
+            Box::new(|r| edit_state(r, "accepted", serde_json::json!(5))),
+            "state.json".into(),
+        ),
+        (
+            "state.json at the gate without a checkpoint",
+            Box::new(|r| {
+                edit_state(r, "stage", serde_json::json!("gate"));
+                edit_state(r, "trainer_checkpoint", serde_json::Value::Null);
+            }),
+            "state.json".into(),
+        ),
+        (
+            "state.json at generation 999",
+            Box::new(|r| edit_state(r, "generation", serde_json::json!(999))),
+            "state.json".into(),
+        ),
+        (
             "garbage state.json",
             Box::new(|r| std::fs::write(r.join("state.json"), b"{\"generation\": tw").unwrap()),
             "state.json".into(),
@@ -256,13 +323,24 @@ fn a_damaged_run_directory_is_refused_naming_the_file() {
         if what.contains("flipped") {
             // The file and the damage, on one line.
             let err = String::from_utf8_lossy(&out.stderr);
-            assert!(err.contains("checksum mismatch"), "{what}: {err}");
+            let damage = if what.contains("shard") {
+                "checksum mismatch"
+            } else {
+                "corrupt"
+            };
+            assert!(err.contains(damage), "{what}: {err}");
         }
         assert_eq!(
             String::from_utf8_lossy(&out.stderr).lines().count(),
             1,
             "{what}"
         );
+        // `--verify` refuses the same damage.
+        let verify = tammi_to(
+            &["train", "--run", copy.to_str().unwrap(), "--verify"],
+            Stdio::null(),
+        );
+        assert_clean_failure(&verify, &format!("--verify: {what}"), &needle);
         // Nothing was deleted or rewritten by the refusal.
         let after = std::fs::read_dir(copy.join("selfplay/gen-0001"))
             .unwrap()
@@ -292,4 +370,297 @@ fn a_damaged_run_directory_is_refused_naming_the_file() {
     flip_bytes(&copy.join("weights.safetensors"), 16);
     let out = tammi_to(&["infer", "--model", copy.to_str().unwrap()], Stdio::null());
     assert_clean_failure(&out, "flipped model weights", "corrupt");
+}
+
+/// A device named as an output is written in place and never replaced by a
+/// regular file: `/dev/full` reports its error (exit 2), `/dev/null` takes
+/// the output (exit 0), and both are still character devices afterwards.
+#[cfg(unix)]
+#[test]
+fn device_outputs_are_written_in_place_never_replaced() {
+    use std::os::unix::fs::FileTypeExt;
+    let is_device = |p: &str| {
+        std::fs::metadata(p)
+            .map(|m| m.file_type().is_char_device())
+            .unwrap_or(false)
+    };
+    if !is_device("/dev/full") || !is_device("/dev/null") {
+        eprintln!("no /dev/full or /dev/null here: nothing to test");
+        return;
+    }
+    let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/english-default");
+    let model = model.to_str().unwrap();
+    let match_to = |pdn: &str| {
+        tammi_to(
+            &[
+                "match", "--a", "random", "--b", "random", "--games", "2", "--pdn", pdn,
+            ],
+            Stdio::null(),
+        )
+    };
+    let openings_to = |out: &str| {
+        tammi_to(
+            &["openings", "--plies", "1", "--depth", "2", "--out", out],
+            Stdio::null(),
+        )
+    };
+    let export_to = |out: &str| {
+        tammi_to(
+            &[
+                "export",
+                "--model",
+                model,
+                "--format",
+                "safetensors",
+                "--out",
+                out,
+            ],
+            Stdio::null(),
+        )
+    };
+    for (what, out) in [
+        ("match --pdn", match_to("/dev/full")),
+        ("openings --out", openings_to("/dev/full")),
+        ("export --out", export_to("/dev/full")),
+    ] {
+        assert_clean_failure(&out, what, "/dev/full");
+        assert!(is_device("/dev/full"), "{what} replaced /dev/full");
+    }
+    for (what, out) in [
+        ("match --pdn", match_to("/dev/null")),
+        ("openings --out", openings_to("/dev/null")),
+    ] {
+        assert!(
+            out.status.success(),
+            "{what}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(is_device("/dev/null"), "{what} replaced /dev/null");
+    }
+}
+
+/// A Hub session given lines it cannot use answers each with an error line
+/// and goes on: out-of-range levels (once a panic), a line that is not
+/// UTF-8 (once the end of the session), a capture without its captured
+/// squares (once accepted as a quiet move).
+#[test]
+fn a_hub_session_answers_bad_lines_and_goes_on() {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tammi"))
+        .args(["hub", "--player", "alphabeta:depth=1"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("tammi hub runs");
+    let bad: Vec<&[u8]> = vec![
+        b"level move-time=1e308",
+        b"level time=1e300",
+        b"level move-time=18446744073709551616",
+        b"level depth=0",
+        b"level depth=101",
+        b"\xff\xfe level depth=2",
+        b"pos moves=32x28",
+    ];
+    {
+        let mut stdin = child.stdin.take().unwrap();
+        for line in &bad {
+            stdin.write_all(line).unwrap();
+            stdin.write_all(b"\ngo think\n").unwrap();
+        }
+        stdin.write_all(b"ping\nquit\n").unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    let errors = stdout.lines().filter(|l| l.starts_with("error")).count();
+    assert_eq!(errors, bad.len(), "{stdout}");
+    // Every `go think` after a refused line still plays from the start position
+    // at the level in force (none was accepted): a move each, then the pong.
+    let moves = stdout
+        .lines()
+        .filter(|l| l.starts_with("done move="))
+        .count();
+    assert_eq!(moves, bad.len(), "{stdout}");
+    assert_eq!(stdout.lines().last(), Some("pong"), "{stdout}");
+}
+
+/// Inputs that never end (`/dev/zero`) are refused at the size limit of
+/// their kind, with a message saying so, not read until memory runs out.
+#[cfg(unix)]
+#[test]
+fn endless_inputs_stop_at_the_limit_of_their_kind() {
+    if !Path::new("/dev/zero").exists() {
+        eprintln!("no /dev/zero here: nothing to test");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r");
+    let out = out.to_str().unwrap();
+    let cases: Vec<(&str, Vec<&str>)> = vec![
+        (
+            "match --openings",
+            vec![
+                "match",
+                "--a",
+                "random",
+                "--b",
+                "random",
+                "--games",
+                "2",
+                "--openings",
+                "/dev/zero",
+            ],
+        ),
+        (
+            "match --results",
+            vec![
+                "match",
+                "--a",
+                "random",
+                "--b",
+                "random",
+                "--games",
+                "2",
+                "--results",
+                "/dev/zero",
+            ],
+        ),
+        (
+            "ratings --results",
+            vec!["ratings", "--results", "/dev/zero", "--out", out],
+        ),
+        (
+            "selfplay --config",
+            vec![
+                "selfplay",
+                "--config",
+                "/dev/zero",
+                "--games",
+                "1",
+                "--out",
+                out,
+            ],
+        ),
+        (
+            "train --config",
+            vec!["train", "--config", "/dev/zero", "--run", out],
+        ),
+    ];
+    for (what, args) in cases {
+        let t = std::time::Instant::now();
+        let result = tammi_to(&args, Stdio::null());
+        assert_clean_failure(&result, what, "/dev/zero");
+        assert!(
+            String::from_utf8_lossy(&result.stderr).contains("larger than"),
+            "{what}: {}",
+            String::from_utf8_lossy(&result.stderr)
+        );
+        assert!(t.elapsed().as_secs() < 30, "{what} took {:?}", t.elapsed());
+    }
+}
+
+/// Settings that make no sense are refused with a message naming them,
+/// before any work (each was once accepted).
+#[test]
+fn nonsense_settings_are_refused_naming_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let tables = dir.path().join("tables");
+    let resign = dir.path().join("resign.toml");
+    std::fs::write(&resign, "[selfplay]\nresign_value = 5.0\n").unwrap();
+    let shards = dir.path().join("shards");
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (
+            vec![
+                "match",
+                "--a",
+                "random",
+                "--b",
+                "random",
+                "--max-plies",
+                "0",
+            ],
+            "--max-plies",
+        ),
+        (
+            vec!["analyze", "--player", "alphabeta:movetime=1e-300s"],
+            "bad duration",
+        ),
+        (
+            vec!["analyze", "--player", "alphabeta:depth=2,depth=3"],
+            "given twice",
+        ),
+        (vec!["serve", "--searches", "99999999999"], "--searches"),
+        (vec!["serve", "--searches", "0"], "--searches"),
+        (
+            vec![
+                "egdb",
+                "build",
+                "--variant",
+                "konane",
+                "--pieces",
+                "2",
+                "--out",
+                tables.to_str().unwrap(),
+            ],
+            "full-board",
+        ),
+        (
+            vec![
+                "moves",
+                "--variant",
+                "finnish:huffing",
+                "--fen",
+                "W:W14:B15:H",
+            ],
+            "W:W14:B15:H",
+        ),
+        (
+            vec![
+                "moves",
+                "--variant",
+                "finnish:huffing",
+                "--fen",
+                "W:W14:B15:H15,15",
+            ],
+            "twice",
+        ),
+        (
+            vec![
+                "selfplay",
+                "--config",
+                resign.to_str().unwrap(),
+                "--games",
+                "1",
+                "--out",
+                shards.to_str().unwrap(),
+            ],
+            "resign_value",
+        ),
+    ];
+    for (args, needle) in &cases {
+        let out = tammi_to(args, Stdio::null());
+        assert_clean_failure(&out, &args.join(" "), needle);
+    }
+    assert!(!shards.exists(), "a refused self-play wrote nothing");
+}
+
+/// `--help` and `--version` into a full standard output fail (exit 2), as
+/// every other output does.
+#[test]
+fn help_and_version_into_a_full_output_are_errors() {
+    if !Path::new("/dev/full").exists() {
+        eprintln!("no /dev/full here: nothing to test");
+        return;
+    }
+    for args in [&["--help"][..], &["--version"], &["match", "--help"]] {
+        let out = tammi_to(args, File::create("/dev/full").unwrap().into());
+        assert_clean_failure(&out, &args.join(" "), "standard output");
+    }
+    // And into a working output they succeed.
+    let out = tammi_to(&["--version"], Stdio::piped());
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("tammi "));
 }

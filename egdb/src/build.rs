@@ -88,6 +88,12 @@ pub fn build(
             why: "boards above 64 squares".into(),
         });
     }
+    if variant.on_grid() {
+        return Err(EgdbError::Unsupported {
+            variant,
+            why: "full-board games (tables index the dark squares of draughts boards)".into(),
+        });
+    }
     if variant.rules().giveaway {
         // The solver scores a position without moves as lost and counts the
         // material of an empty side as a loss: both invert in a give-away game.
@@ -106,6 +112,12 @@ pub fn build(
     std::fs::create_dir_all(dir).map_err(EgdbError::io(dir))?;
     let per_side = variant.rules().setup_rows as u32 * g.per_row();
     let order = Material::build_order(options.pieces, per_side);
+    if order.is_empty() {
+        return Err(EgdbError::Unsupported {
+            variant,
+            why: format!("{} pieces: no slice to build", options.pieces),
+        });
+    }
     let indices: u64 = order
         .iter()
         .map(|&m| Indexer::new(g, m).size() as u64)

@@ -10,10 +10,15 @@
 //! - A target that exists and is not a regular file (a device, a pipe) is
 //!   written in place and never replaced: `--pdn /dev/stdout` works and
 //!   `/dev/full` reports its error instead of becoming a regular file.
+//! - [`read_limited`] / [`read_text_limited`]: whole-file reads with a size
+//!   limit fitting the kind of file ([`limits`]), so a device or a huge file
+//!   named by mistake is a clear error, never an endless read.
 //!
 //! This crate sits below every crate that writes (egdb, model, selfplay,
 //! trainer, the binary) and depends on nothing of tammi's.
 
 mod atomic;
+mod bounded;
 
 pub use atomic::{WriteError, move_file, write_dir, write_file, write_via};
+pub use bounded::{limits, read_limited, read_text_limited};

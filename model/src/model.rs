@@ -286,13 +286,14 @@ impl Model {
     /// Reads a checkpoint's card without loading the weights.
     pub fn read_card(dir: &Path) -> Result<ModelCard, ModelError> {
         let card_path = dir.join(CARD_FILE);
-        let text = fs::read_to_string(&card_path).map_err(|e| {
-            if e.kind() == std::io::ErrorKind::NotFound {
-                ModelError::checkpoint(dir, format!("no {CARD_FILE} (not a model directory?)"))
-            } else {
-                ModelError::io(&card_path, e)
-            }
-        })?;
+        let text =
+            tammi_files::read_text_limited(&card_path, tammi_files::limits::JSON).map_err(|e| {
+                if e.kind() == std::io::ErrorKind::NotFound {
+                    ModelError::checkpoint(dir, format!("no {CARD_FILE} (not a model directory?)"))
+                } else {
+                    ModelError::io(&card_path, e)
+                }
+            })?;
         let card: ModelCard = serde_json::from_str(&text)
             .map_err(|e| ModelError::checkpoint(&card_path, format!("unreadable card: {e}")))?;
         if card.format_version != FORMAT_VERSION {
@@ -352,7 +353,8 @@ impl Model {
             ));
         }
         let wpath = dir.join(&card.weights.file);
-        let bytes = fs::read(&wpath).map_err(|e| ModelError::io(&wpath, e))?;
+        let bytes = tammi_files::read_limited(&wpath, tammi_files::limits::WEIGHTS)
+            .map_err(|e| ModelError::io(&wpath, e))?;
         if bytes.len() as u64 != card.weights.bytes {
             return Err(ModelError::checkpoint(
                 dir,

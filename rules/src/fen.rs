@@ -114,7 +114,17 @@ fn parse_parts(variant: Variant, fen: &str) -> Result<(Setup, Vec<Square>), FenE
             .filter(|t| !t.is_empty())
         {
             let sq = square_of(variant, token, token, max)?;
+            if offending.contains(&sq) {
+                // `H15,15`: a square named twice is a mistake, not one piece.
+                return Err(FenError::BadSquare(format!(
+                    "{token} (named twice after H)"
+                )));
+            }
             offending.push(sq);
+        }
+        if offending.is_empty() {
+            // A bare `H` says a removal is due and names nothing to remove.
+            return Err(FenError::Malformed(fen.to_string()));
         }
     }
     let mut pieces = Vec::new();

@@ -482,6 +482,13 @@ fn f3_huffing_makes_the_capture_optional_and_the_offender_removable() {
     assert_eq!(after(&w, "x15"), "W:W14:B");
     // Capturing is no offence.
     assert_eq!(after(&p, "10x17"), "W:W:B17");
+    // An `H` naming nothing, or a square twice, is refused.
+    for bad in ["W:W14:B15:H", "W:W14:B15:H15,15"] {
+        assert!(
+            tammi_rules::parse_fen(Variant::FinnishHuffing, bad).is_err(),
+            "{bad}"
+        );
+    }
 }
 
 #[test]

@@ -179,10 +179,13 @@ pub fn load_openings(
 }
 
 fn read_file(variant: Variant, path: &Path) -> Result<Vec<Opening>, OpeningError> {
-    let text = std::fs::read_to_string(path).map_err(|source| OpeningError::Read {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let text =
+        tammi_files::read_text_limited(path, tammi_files::limits::OPENINGS).map_err(|source| {
+            OpeningError::Read {
+                path: path.to_path_buf(),
+                source,
+            }
+        })?;
     parse_openings(variant, &text, &path.display().to_string())
 }
 

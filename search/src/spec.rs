@@ -60,9 +60,13 @@ pub const DEFAULT_MCTS_BATCH: u32 = 8;
 #[error("{0}")]
 pub struct SpecError(pub String);
 
-/// Parses `100ms`, `2s`, `1.5s`.
+/// Parses `100ms`, `2s`, `1.5s`: from 1 ms to a million seconds.
 pub fn parse_duration(s: &str) -> Result<Duration, SpecError> {
-    let bad = || SpecError(format!("bad duration '{s}' (expected e.g. 100ms or 2s)"));
+    let bad = || {
+        SpecError(format!(
+            "bad duration '{s}' (expected e.g. 100ms or 2s, from 1ms to 1000000s)"
+        ))
+    };
     let (num, scale) = if let Some(n) = s.strip_suffix("ms") {
         (n, 1e-3)
     } else if let Some(n) = s.strip_suffix('s') {
@@ -71,7 +75,7 @@ pub fn parse_duration(s: &str) -> Result<Duration, SpecError> {
         return Err(bad());
     };
     let v: f64 = num.trim().parse().map_err(|_| bad())?;
-    if !v.is_finite() || v <= 0.0 || v * scale > 1e6 {
+    if !v.is_finite() || v * scale < 1e-3 || v * scale > 1e6 {
         return Err(bad());
     }
     Ok(Duration::from_secs_f64(v * scale))
@@ -129,7 +133,13 @@ impl FromStr for PlayerSpec {
             let (k, v) = item.split_once('=').ok_or_else(|| {
                 SpecError(format!("expected key=value in player spec, got '{item}'"))
             })?;
-            pairs.push((k.trim(), v.trim()));
+            let k = k.trim();
+            if pairs.iter().any(|&(seen, _)| seen == k) {
+                return Err(SpecError(format!(
+                    "key '{k}' given twice in player spec '{text}'"
+                )));
+            }
+            pairs.push((k, v.trim()));
         }
         let unknown = |k: &str, known: &str| {
             SpecError(format!(
@@ -303,6 +313,7 @@ mod tests {
             "mcts:movetime=200ms,batch=1",
             "mcts:model=m,sims=8,backend=cuda",
             "mcts:model=m,sims=32,solve=20000",
+            "alphabeta:movetime=1ms",
         ] {
             assert_eq!(s.parse::<PlayerSpec>().unwrap().to_string(), s);
         }
@@ -328,6 +339,12 @@ mod tests {
             "mcts:sims=5,solve=0",
             "mcts:sims=5,solve=-3",
             "mcts:sims=5,solve=100000001",
+            "alphabeta:movetime=1e-300s",
+            "alphabeta:movetime=0.5ms",
+            "alphabeta:movetime=0ms",
+            "alphabeta:movetime=1e7s",
+            "alphabeta:depth=2,depth=3",
+            "mcts:sims=5,sims=6",
         ] {
             assert!(bad.parse::<PlayerSpec>().is_err(), "{bad}");
         }

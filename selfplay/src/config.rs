@@ -178,8 +178,8 @@ impl SelfPlayConfig {
     /// trainer's to check.
     pub fn load(path: &Path) -> Result<SelfPlayConfig, ConfigError> {
         let origin = path.display();
-        let text =
-            std::fs::read_to_string(path).map_err(|e| ConfigError(format!("{origin}: {e}")))?;
+        let text = tammi_files::read_text_limited(path, tammi_files::limits::CONFIG)
+            .map_err(|e| ConfigError(format!("{origin}: {e}")))?;
         let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
             ConfigError(format!("{origin}: {}", one_line(&e.to_string())))
         })?;
@@ -214,8 +214,12 @@ impl SelfPlayConfig {
         if !unit(self.full_search_fraction) {
             return bad("full_search_fraction", "must be between 0 and 1");
         }
-        if !self.resign_value.is_finite() {
-            return bad("resign_value", "must be a finite number");
+        // At 1 or above every game would resign at its first move.
+        if !(self.resign_value.is_finite() && self.resign_value < 1.0) {
+            return bad(
+                "resign_value",
+                "must be a finite number below 1 (-1 or lower never resigns)",
+            );
         }
         if !unit(self.resign_disabled_fraction) {
             return bad("resign_disabled_fraction", "must be between 0 and 1");

@@ -122,6 +122,19 @@ impl GameRecord {
         self.samples.iter().map(|s| s.moves[s.played])
     }
 
+    /// Gives the game a new number: its id, and the `Round` tag of its PDN
+    /// (the number plus one), so the two never disagree (a resumed
+    /// generation renumbers the games it plays after the ones on disk).
+    pub fn renumber(&mut self, id: u64) {
+        self.id = id;
+        let round = format!("[Round \"{}\"]", id + 1);
+        if let Some(start) = self.pdn.find("[Round \"")
+            && let Some(len) = self.pdn[start..].find(']')
+        {
+            self.pdn.replace_range(start..start + len + 1, &round);
+        }
+    }
+
     /// Whether a resignation would have been false: the side that would have
     /// resigned did not lose.
     pub fn false_resignation(&self) -> bool {

@@ -238,9 +238,11 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ShardError> {
 
 /// Reads and verifies a shard file.
 pub fn read_shard(path: &Path) -> Result<Shard, ShardError> {
-    let bytes = std::fs::read(path).map_err(|error| ShardError::Io {
-        path: path.to_path_buf(),
-        error,
+    let bytes = tammi_files::read_limited(path, tammi_files::limits::SHARD).map_err(|error| {
+        ShardError::Io {
+            path: path.to_path_buf(),
+            error,
+        }
     })?;
     decode_shard(&bytes).map_err(|e| ShardError::File {
         path: path.to_path_buf(),

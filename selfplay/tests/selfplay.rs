@@ -406,3 +406,29 @@ fn wrapped_errors_keep_their_causes_down_to_the_io_error() {
     assert!(cause.to_string().contains("checksum"), "{cause}");
     assert!(matches!(e.content(), ShardError::Checksum { .. }), "{e}");
 }
+
+#[test]
+fn renumbering_a_game_renumbers_its_pdn_round() {
+    let mut games = play(
+        &UniformEvaluator::new(Variant::English),
+        &small(RootSelection::Puct),
+        2,
+        3,
+    );
+    let mut g = games.pop().unwrap();
+    let before = g.pdn.clone();
+    assert!(
+        before.contains(&format!("[Round \"{}\"]", g.id + 1)),
+        "{before}"
+    );
+    g.renumber(41);
+    assert_eq!(g.id, 41);
+    assert!(g.pdn.contains("[Round \"42\"]"), "{}", g.pdn);
+    assert_eq!(g.pdn.matches("[Round ").count(), 1);
+    // Only the tag changed: the game reads back the same.
+    let a = read_pdn(&before, Variant::English).unwrap();
+    let b = read_pdn(&g.pdn, Variant::English).unwrap();
+    assert_eq!(a.len(), 1);
+    assert_eq!(a[0].game.position(), b[0].game.position());
+    assert_eq!(a[0].game.ply(), b[0].game.ply());
+}

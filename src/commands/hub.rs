@@ -85,7 +85,8 @@ pub fn parse_hub_move(game: &Game, text: &str) -> Result<Move, HubError> {
     let sep = if text.contains('x') { 'x' } else { '-' };
     let numbers: Option<Vec<u32>> = text.split(sep).map(|p| p.parse().ok()).collect();
     let wanted = match numbers {
-        Some(n) if n.len() >= 2 && (sep == 'x' || n.len() == 2) => SquareMove {
+        // A capture lists what it takes: `fromxto` alone is not a Hub move.
+        Some(n) if (sep == 'x' && n.len() >= 3) || (sep == '-' && n.len() == 2) => SquareMove {
             from: n[0],
             to: n[1],
             captured: n[2..].to_vec(),
@@ -127,6 +128,12 @@ fn pairs(rest: &str) -> Result<Vec<(String, String)>, HubError> {
     Ok(out)
 }
 
+/// The longest clock or move time a `level` line may give, in seconds (the
+/// player specs' own limit for `movetime`).
+const MAX_LEVEL_SECONDS: f64 = 1e6;
+/// The deepest `level depth=` (the player specs' own limit).
+const MAX_LEVEL_DEPTH: u32 = 100;
+
 /// The search limit a `level` line asks for.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Level {
@@ -149,8 +156,12 @@ impl Level {
         let number = |k: &str, v: &str| -> Result<f64, HubError> {
             v.parse::<f64>()
                 .ok()
-                .filter(|x| x.is_finite() && *x >= 0.0)
-                .ok_or_else(|| HubError(format!("level {k}={v}: not a number of seconds")))
+                .filter(|x| x.is_finite() && (0.0..=MAX_LEVEL_SECONDS).contains(x))
+                .ok_or_else(|| {
+                    HubError(format!(
+                        "level {k}={v}: not a number of seconds from 0 to {MAX_LEVEL_SECONDS}"
+                    ))
+                })
         };
         for (k, v) in pairs(rest)? {
             match k.as_str() {
@@ -158,7 +169,13 @@ impl Level {
                 "depth" => {
                     let d = v
                         .parse()
-                        .map_err(|_| HubError(format!("level depth={v}: not a depth")))?;
+                        .ok()
+                        .filter(|d| (1..=MAX_LEVEL_DEPTH).contains(d))
+                        .ok_or_else(|| {
+                            HubError(format!(
+                                "level depth={v}: not a depth from 1 to {MAX_LEVEL_DEPTH}"
+                            ))
+                        })?;
                     return Ok(Level::Depth(d));
                 }
                 "time" => time = Some(number(&k, &v)?),
@@ -335,16 +352,19 @@ pub fn run(args: &Args) -> CliResult {
     };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    for line in std::io::stdin().lock().lines() {
-        let line = line?;
-        let line = line.trim();
-        if line.is_empty() {
-            continue;
-        }
-        let answer = match session.handle(line) {
-            Ok(None) => return Ok(()),
-            Ok(Some(lines)) => lines,
-            Err(HubError(msg)) => vec![format!("error message=\"{}\"", msg.replace('"', "'"))],
+    for bytes in std::io::stdin().lock().split(b'\n') {
+        let bytes = bytes?;
+        // A line that is not UTF-8 is answered with an error; the session goes on.
+        let answer = match std::str::from_utf8(&bytes) {
+            Err(_) => vec!["error message=\"the line is not UTF-8\"".to_string()],
+            Ok(line) if line.trim().is_empty() => continue,
+            Ok(line) => match session.handle(line.trim()) {
+                Ok(None) => return Ok(()),
+                Ok(Some(lines)) => lines,
+                Err(HubError(msg)) => {
+                    vec![format!("error message=\"{}\"", msg.replace('"', "'"))]
+                }
+            },
         };
         for l in answer {
             writeln!(out, "{l}").map_err(|e| CliError(format!("stdout: {e}")))?;

@@ -31,8 +31,8 @@ pub struct Args {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Adjudicate a draw after this many plies (reported separately); off by default.
-    #[arg(long)]
-    pub max_plies: Option<usize>,
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub max_plies: Option<u32>,
     /// Stop early by SPRT: elo0,elo1,alpha,beta (e.g. 0,30,0.05,0.05).
     #[arg(long, value_name = "ELO0,ELO1,ALPHA,BETA")]
     pub sprt: Option<String>,
@@ -133,7 +133,7 @@ pub fn run(args: &Args) -> CliResult {
         openings,
         threads: args.threads,
         seed: args.seed,
-        max_plies: args.max_plies,
+        max_plies: args.max_plies.map(|n| n as usize),
         sprt: args.sprt.as_deref().map(parse_sprt).transpose()?,
     };
     let bar = super::progress_bar(args.games as u64, "games");
@@ -150,7 +150,7 @@ pub fn run(args: &Args) -> CliResult {
     }
     if let Some(path) = &args.results {
         let line = serde_json::to_string(&result.summary).map_err(|e| CliError(e.to_string()))?;
-        let mut text = match std::fs::read_to_string(path) {
+        let mut text = match tammi_files::read_text_limited(path, tammi_files::limits::RESULTS) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
             Err(e) => return Err(CliError(format!("cannot read {}: {e}", path.display()))),

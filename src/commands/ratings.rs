@@ -23,7 +23,7 @@ pub struct Args {
 pub fn read_results(paths: &[PathBuf]) -> Result<Vec<PairResult>, CliError> {
     let mut out = Vec::new();
     for path in paths {
-        let text = std::fs::read_to_string(path)
+        let text = tammi_files::read_text_limited(path, tammi_files::limits::RESULTS)
             .map_err(|e| CliError(format!("cannot read {}: {e}", path.display())))?;
         for (i, line) in text
             .lines()

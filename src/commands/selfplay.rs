@@ -44,6 +44,25 @@ pub fn selfplay_config(path: &Path) -> Result<SelfPlayConfig, CliError> {
     Ok(SelfPlayConfig::load(path)?)
 }
 
+/// Refuses an output directory inside a training run (a directory above it
+/// holds the run's `state.json` and `config.toml`): shards written there
+/// would be mixed with the run's own and break its resume.
+fn refuse_run_directory(out: &Path) -> Result<(), CliError> {
+    let absolute =
+        std::path::absolute(out).map_err(|e| CliError(format!("--out {}: {e}", out.display())))?;
+    for dir in absolute.ancestors() {
+        if dir.join("state.json").is_file() && dir.join("config.toml").is_file() {
+            return Err(CliError(format!(
+                "--out {} is inside the training run {}: its shards would be mixed with \
+                 the run's; use a directory outside it",
+                out.display(),
+                dir.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Sizes rayon's global pool to `threads` unless RAYON_NUM_THREADS says otherwise.
 pub fn size_rayon_pool(threads: usize) {
     if std::env::var_os("RAYON_NUM_THREADS").is_none() {
@@ -96,6 +115,7 @@ pub fn run(args: &Args) -> CliResult {
     if args.games == 0 {
         return Err(CliError("--games must be at least 1".into()));
     }
+    refuse_run_directory(&args.out)?;
     size_rayon_pool(cfg.threads);
     let ev = evaluator(args.model.as_deref(), args.net.variant, args.net.backend)?;
     let setup = run_setup(&cfg, ev.variant(), args.seed)?;

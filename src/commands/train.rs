@@ -28,8 +28,11 @@ pub struct Args {
     /// Print the run's report (gating, ladder, time) as Markdown, redraw its chart, and exit.
     #[arg(long)]
     pub report: bool,
-    /// Check the run directory's games against its records (shards, worker
-    /// chunks, manifests, state.json), print what it holds, and exit.
+    /// Check the run directory without changing it and exit: state.json
+    /// against the generations, checkpoints and models it names (and none
+    /// later), and the games against their records (shards, worker chunks,
+    /// manifests); prints what it holds.  (Checkpoint and model contents are
+    /// checked when a stage loads them.)
     #[arg(long)]
     pub verify: bool,
 }
@@ -172,6 +175,7 @@ fn verify(args: &Args) -> CliResult {
     let cfg = run_config(&args.run)?;
     let run = RunDir::new(&args.run);
     let state: tammi_trainer::RunState = tammi_trainer::rundir::read_json(&run.state())?;
+    tammi_trainer::run::check_resume_inputs(&run, &cfg, &state)?;
     if cfg.external.enabled {
         let c = tammi_trainer::intake::verify_external(&run, &state)?;
         let fresh: u64 = c.fresh_games.values().sum();

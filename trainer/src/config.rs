@@ -395,7 +395,7 @@ impl RunConfig {
 
     /// Reads and checks a config file.
     pub fn load(path: &Path) -> Result<RunConfig, ConfigError> {
-        let text = std::fs::read_to_string(path)
+        let text = tammi_files::read_text_limited(path, tammi_files::limits::CONFIG)
             .map_err(|e| ConfigError(format!("{}: {e}", path.display())))?;
         RunConfig::parse(&text, &path.display().to_string())
     }

@@ -228,7 +228,7 @@ impl Writer<'_> {
     fn add(&mut self, mut game: GameRecord) -> Result<(), RunError> {
         let seq = self.next;
         // The game's number in its generation: what its shard's name says.
-        game.id = seq;
+        game.renumber(seq);
         let path = pending_path(&self.pending_dir, seq);
         tammi_selfplay::write_shard(&path, self.variant, std::slice::from_ref(&game))?;
         self.pending.push((seq, path, game));
@@ -321,7 +321,7 @@ pub fn play_generation_until(
             tammi_files::move_file(&path, &renamed).map_err(io_err(&path))?;
             renamed
         };
-        game.id = seq_now;
+        game.renumber(seq_now);
         writer.pending.push((seq_now, path, game));
         writer.next = seq_now + 1;
     }

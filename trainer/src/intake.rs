@@ -696,7 +696,7 @@ fn next_chunk(dir: &Path) -> Result<(u64, Option<ChunkStart>), RunError> {
     if chunk.join(DONE_FILE).exists() {
         return Ok((seq + 1, None));
     }
-    match std::fs::read_to_string(chunk.join(MODEL_FILE)) {
+    match tammi_files::read_text_limited(&chunk.join(MODEL_FILE), tammi_files::limits::JSON) {
         Ok(text) => match serde_json::from_str::<ChunkStart>(&text) {
             Ok(start) => Ok((seq, Some(start))),
             Err(e) => Err(RunError::Refused(format!(

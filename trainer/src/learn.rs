@@ -77,7 +77,8 @@ pub fn load_checkpoint(
     let info: CheckpointInfo = read_json(&dir.join(INFO_FILE))?;
     let read = |name: &str| {
         let p = dir.join(name);
-        let bytes = std::fs::read(&p).map_err(io_err(&p))?;
+        let bytes =
+            tammi_files::read_limited(&p, tammi_files::limits::WEIGHTS).map_err(io_err(&p))?;
         if let Some(want) = info.files.get(name) {
             let found = FileDigest::of(&bytes);
             if found != *want {

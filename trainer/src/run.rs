@@ -99,6 +99,29 @@ pub fn run_config(root: &Path) -> Result<RunConfig, RunError> {
     Ok(RunConfig::load(&run.config())?)
 }
 
+/// Checks everything a resumed run will read before any stage runs, so that
+/// damage is found before work is done, not after: `state.json` against the
+/// directory ([`RunState::check`]), the trainer checkpoint the next training
+/// continues from (weights and optimizer state against their digests), the
+/// accepted model self-play and the ladder use, and at the gate the
+/// candidate.  `tammi train --verify` runs the same checks.
+pub fn check_resume_inputs(
+    run: &RunDir,
+    cfg: &RunConfig,
+    state: &RunState,
+) -> Result<(), RunError> {
+    state.check(run, cfg.external.enabled)?;
+    let (variant, backend) = (cfg.variant(), cfg.backend());
+    if let Some(t) = state.trainer_checkpoint {
+        crate::learn::load_checkpoint(&run.checkpoint(t), cfg, backend)?;
+    }
+    Model::load(&run.model(state.accepted), variant, backend)?;
+    if state.stage == Stage::Gate {
+        Model::load(&run.candidate(state.generation), variant, backend)?;
+    }
+    Ok(())
+}
+
 /// Runs generations until a limit; resumes wherever the directory stopped.
 pub fn train(
     root: &Path,
@@ -133,6 +156,7 @@ fn run_locked(
     observer: &dyn Observer,
 ) -> Result<Stopped, RunError> {
     let mut state: RunState = read_json(&run.state())?;
+    check_resume_inputs(run, cfg, &state)?;
     if cfg.external.enabled {
         crate::intake::verify_external(run, &state)?;
     } else {

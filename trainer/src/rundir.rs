@@ -102,14 +102,15 @@ pub fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), RunError> 
 
 /// Reads a JSON file written by [`write_json`].
 pub fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, RunError> {
-    let text = std::fs::read_to_string(path).map_err(io_err(path))?;
+    let text =
+        tammi_files::read_text_limited(path, tammi_files::limits::JSON).map_err(io_err(path))?;
     serde_json::from_str(&text)
         .map_err(|e| RunError::Refused(format!("{}: unreadable: {e}", path.display())))
 }
 
 /// A log file's text, empty when it does not exist yet (JSONL readers).
 pub fn read_log(path: &Path) -> Result<String, RunError> {
-    match std::fs::read_to_string(path) {
+    match tammi_files::read_text_limited(path, tammi_files::limits::RESULTS) {
         Ok(t) => Ok(t),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(String::new()),
         Err(e) => Err(io_err(path)(e)),
@@ -217,6 +218,100 @@ impl RunState {
 impl Default for RunState {
     fn default() -> RunState {
         RunState::new()
+    }
+}
+
+impl RunState {
+    /// Checks the state against the run directory before anything is done
+    /// with it: every generation, model and checkpoint it names is there,
+    /// and nothing of a later generation is (a `state.json` edited by hand,
+    /// or brought from another run, is refused, not resumed).  With
+    /// `external` self-play the games live under `workers/` and are checked
+    /// by the intake; otherwise every finished generation has its games.
+    pub fn check(&self, run: &RunDir, external: bool) -> Result<(), RunError> {
+        let path = run.state();
+        let bad = |why: String| Err(RunError::Refused(format!("{}: {why}", path.display())));
+        let g = self.generation;
+        if g == 0 {
+            return bad("generation 0: generations count from 1".into());
+        }
+        let accepted_now = self.accepted == g && self.stage == Stage::Ladder;
+        if self.accepted > g || (self.accepted == g && !accepted_now) {
+            return bad(format!(
+                "accepted {} at generation {g}, stage {}: a model is accepted only by its \
+                 generation's gate",
+                self.accepted,
+                self.stage.name()
+            ));
+        }
+        if self.accepted > 0 && !run.model(self.accepted).is_dir() {
+            return bad(format!(
+                "the accepted model {} is missing",
+                run.model(self.accepted).display()
+            ));
+        }
+        if let Some(t) = self.trainer_checkpoint {
+            let this_generation_trained = matches!(self.stage, Stage::Gate | Stage::Ladder);
+            if t > g || (t == g && !this_generation_trained) {
+                return bad(format!(
+                    "trainer checkpoint {t} at generation {g}, stage {}",
+                    self.stage.name()
+                ));
+            }
+            if !run.checkpoint(t).is_dir() {
+                return bad(format!(
+                    "the trainer checkpoint {} is missing",
+                    run.checkpoint(t).display()
+                ));
+            }
+        }
+        if self.stage == Stage::Gate && self.trainer_checkpoint != Some(g) {
+            return bad(format!(
+                "stage gate at generation {g} without that generation's checkpoint"
+            ));
+        }
+        if let Some(l) = self.laddered
+            && l > self.accepted
+        {
+            return bad(format!(
+                "laddered {l}: the ladder plays accepted models, and {} is the last",
+                self.accepted
+            ));
+        }
+        if !external {
+            for finished in 1..g {
+                let dir = run.selfplay_gen(finished);
+                if !dir.is_dir() {
+                    return bad(format!(
+                        "generation {finished} is finished but {} is missing",
+                        dir.display()
+                    ));
+                }
+            }
+        }
+        for parent in [
+            run.selfplay(),
+            run.root.join("checkpoints"),
+            run.root.join("models"),
+        ] {
+            let Ok(entries) = std::fs::read_dir(&parent) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                if let Some(n) = name
+                    .strip_prefix("gen-")
+                    .and_then(|n| n.parse::<u64>().ok())
+                    && n > g
+                {
+                    return bad(format!(
+                        "{} is of generation {n}, after the state's generation {g}",
+                        entry.path().display()
+                    ));
+                }
+            }
+        }
+        Ok(())
     }
 }
 

@@ -15,8 +15,16 @@ pub fn start_position(req: &GameReq) -> Result<Position, String> {
     let Some(start) = &req.start else {
         return Ok(Position::start(VARIANT));
     };
-    position_from_squares(start.to_move, &start.board, &DXP_LETTERS, &['e'])
-        .map_err(|e| format!("the GAMEREQ position is not playable: {e}"))
+    let pos = position_from_squares(start.to_move, &start.board, &DXP_LETTERS, &['e'])
+        .map_err(|e| format!("the GAMEREQ position is not playable: {e}"))?;
+    // An empty board, or one where the side to move is stuck, is a game
+    // already over: nothing to play.
+    if pos.legal_moves().is_empty() {
+        return Err(
+            "the GAMEREQ position is not playable: the side to move has no legal move".into(),
+        );
+    }
+    Ok(pos)
 }
 
 /// The letters of a GAMEREQ's squares (`z` for zwart, black; `e` empty).

@@ -117,9 +117,15 @@ impl Conn {
             if bytes.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-            return message::parse(&bytes)
-                .map(Some)
-                .map_err(|e| CliError(format!("the peer sent a bad message: {e}")));
+            return match message::parse(&bytes) {
+                Ok(msg) => Ok(Some(msg)),
+                Err(e) => {
+                    // Tell the peer why tammi ends the connection.
+                    let why = format!("the peer sent a bad message: {e}");
+                    let _ = self.send(&Message::Chat(format!("tammi: {why}")));
+                    Err(CliError(why))
+                }
+            };
         }
     }
 

@@ -48,8 +48,8 @@ pub struct Args {
     #[arg(long, default_value = "127.0.0.1:8080")]
     pub addr: SocketAddr,
     /// Searches that may run at the same time (each uses one core).
-    #[arg(long, default_value_t = 2)]
-    pub searches: usize,
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    pub searches: u16,
 }
 
 /// What every request handler shares.
@@ -83,12 +83,9 @@ pub fn router(state: Arc<AppState>) -> Router {
 
 pub fn run(args: &Args) -> CliResult {
     let roots = Roots::new(args.model.as_deref(), args.run.as_deref())?;
-    if args.searches == 0 {
-        return Err(CliError("--searches must be at least 1".into()));
-    }
     let state = Arc::new(AppState {
         default_variant: args.variant,
-        engines: engine::Engines::new(args.searches),
+        engines: engine::Engines::new(usize::from(args.searches)),
         roots,
     });
     let runtime = tokio::runtime::Builder::new_multi_thread()
