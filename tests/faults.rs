@@ -295,6 +295,23 @@ fn a_damaged_run_directory_is_refused_naming_the_file() {
             "state.json".into(),
         ),
         (
+            "a shard of generation 1 copied into generation 2 under its name",
+            Box::new(move |r| {
+                std::fs::create_dir_all(r.join("selfplay/gen-0002")).unwrap();
+                std::fs::copy(
+                    r.join(shard(0, 31)),
+                    r.join("selfplay/gen-0002/shard-000000-000031.bin"),
+                )
+                .unwrap();
+            }),
+            "selfplay/gen-0002/shard-000000-000031.bin".into(),
+        ),
+        (
+            "state.json of another run (its id differs from the shards')",
+            Box::new(|r| edit_state(r, "run_id", serde_json::json!(12345))),
+            shard(0, 31),
+        ),
+        (
             "garbage state.json",
             Box::new(|r| std::fs::write(r.join("state.json"), b"{\"generation\": tw").unwrap()),
             "state.json".into(),

@@ -50,8 +50,8 @@ pub use config::{
 pub use record::{GameEnd, GameRecord, Sample};
 pub use setup::{RANDOM_SELFPLAY_OPENINGS, run_setup, selfplay_openings, selfplay_starts};
 pub use shard::{
-    SHARD_MAGIC, SHARD_VERSION, Shard, ShardError, decode_shard, encode_shard, read_shard,
-    write_atomic, write_games, write_shard,
+    SHARD_MAGIC, SHARD_VERSION, Shard, ShardError, ShardOrigin, decode_shard, encode_shard,
+    read_shard, write_atomic, write_games, write_shard, write_shard_from,
 };
 pub use tables::{EGDB_AUTO, OpenedTables, TablesSetting, open_tables};
 pub use targets::{ValueTargets, short_term_values};

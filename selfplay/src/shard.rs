@@ -1,8 +1,8 @@
 //! Training shards: a small versioned binary format, written atomically.
 //!
-//! # Layout (format version 3, little-endian)
+//! # Layout (format version 4, little-endian)
 //!
-//! Header, 40 bytes:
+//! Header, 56 bytes:
 //!
 //! | bytes | field |
 //! |---|---|
@@ -13,8 +13,10 @@
 //! | 16..20 | games (u32) |
 //! | 20..24 | samples (u32) |
 //! | 24..32 | payload length in bytes (u64) |
-//! | 32..36 | CRC-32 (IEEE) of header bytes 0..32 followed by the payload (u32) |
-//! | 36..40 | zero |
+//! | 32..40 | origin: the training run's id (u64; 0 outside a run) |
+//! | 40..48 | origin: the generation it was played for (u64; 0 outside one) |
+//! | 48..52 | CRC-32 (IEEE) of header bytes 0..48 followed by the payload (u32) |
+//! | 52..56 | zero |
 //!
 //! Payload, per game: id (u64); start FEN (u16 length + UTF-8); winner (u8:
 //! 0 black, 1 white, 2 draw); end (u8: 0 no-moves, 1 repetition, 2
@@ -36,9 +38,12 @@
 //!
 //! # Versions
 //!
-//! Version 2 is version 3 with 64-bit bitboards (boards up to 10x10; a
-//! 12x12 board needs 78 bits); version 1 is version 2 without end code 5 (no
-//! endgame tables).  This code writes version 3 and reads all three.
+//! Version 3 is version 4 without the origin: a 40-byte header whose CRC
+//! sits at 32..36 and covers bytes 0..32.  Version 2 is version 3 with
+//! 64-bit bitboards (boards up to 10x10; a 12x12 board needs 78 bits);
+//! version 1 is version 2 without end code 5 (no endgame tables).  This
+//! code writes version 4 and reads all four; a shard older than version 4
+//! has no origin (`None`).
 
 use crate::record::{GameEnd, GameRecord, Sample, result_for};
 use std::path::{Path, PathBuf};
@@ -47,12 +52,52 @@ use tammi_rules::{Color, Game, Variant, parse_fen, to_fen};
 /// Magic bytes at the start of every shard.
 pub const SHARD_MAGIC: [u8; 8] = *b"TAMMISHD";
 /// The format version this code writes; it reads every version from 1 to this.
-pub const SHARD_VERSION: u32 = 3;
+pub const SHARD_VERSION: u32 = 4;
 /// The first version whose games may end by the endgame tables.
 const TABLES_SINCE: u32 = 2;
 /// The first version with 128-bit bitboards.
 const WIDE_SINCE: u32 = 3;
-const HEADER_LEN: usize = 40;
+/// The first version that records its origin.
+const ORIGIN_SINCE: u32 = 4;
+
+/// Header length and the offset of the checksum, by format version.
+fn header_layout(version: u32) -> (usize, usize) {
+    if version >= ORIGIN_SINCE {
+        (56, 48)
+    } else {
+        (40, 32)
+    }
+}
+
+/// Where a shard's games were played: which training run, for which of its
+/// generations.  A shard copied into another run or generation is told
+/// apart by this, even under a name that fits.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ShardOrigin {
+    /// The run's id (`state.json`'s `run_id`); 0 outside a run.
+    pub run: u64,
+    /// The generation the games were played for; 0 outside a generation
+    /// (`tammi selfplay`, a worker's chunk before a generation takes it in).
+    pub generation: u64,
+}
+
+impl ShardOrigin {
+    /// Games played outside a run.
+    pub const NONE: ShardOrigin = ShardOrigin {
+        run: 0,
+        generation: 0,
+    };
+}
+
+impl std::fmt::Display for ShardOrigin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (self.run, self.generation) {
+            (0, 0) => write!(f, "no run"),
+            (run, 0) => write!(f, "run {run:016x}"),
+            (run, g) => write!(f, "run {run:016x}, generation {g}"),
+        }
+    }
+}
 
 /// Why a shard could not be written or read.
 #[derive(Debug, thiserror::Error)]
@@ -115,6 +160,8 @@ pub struct Shard {
     /// The format version the shard was written in.
     pub version: u32,
     pub variant: Variant,
+    /// The run and generation it was written for (`None` before version 4).
+    pub origin: Option<ShardOrigin>,
     pub games: Vec<GameRecord>,
 }
 
@@ -134,7 +181,11 @@ fn color_code(c: Option<Color>) -> u8 {
 }
 
 /// Serialises games into shard bytes.
-pub fn encode_shard(variant: Variant, games: &[GameRecord]) -> Result<Vec<u8>, ShardError> {
+pub fn encode_shard(
+    variant: Variant,
+    origin: ShardOrigin,
+    games: &[GameRecord],
+) -> Result<Vec<u8>, ShardError> {
     let mut p: Vec<u8> = Vec::new();
     let mut samples = 0u64;
     for g in games {
@@ -192,13 +243,16 @@ pub fn encode_shard(variant: Variant, games: &[GameRecord]) -> Result<Vec<u8>, S
         .map_err(|_| ShardError::TooLarge(format!("{} games", games.len())))?;
     let samples_n =
         u32::try_from(samples).map_err(|_| ShardError::TooLarge(format!("{samples} samples")))?;
-    let mut out = Vec::with_capacity(HEADER_LEN + p.len());
+    let (header_len, _) = header_layout(SHARD_VERSION);
+    let mut out = Vec::with_capacity(header_len + p.len());
     out.extend_from_slice(&SHARD_MAGIC);
     out.extend_from_slice(&SHARD_VERSION.to_le_bytes());
     out.extend_from_slice(&[variant.pdn_game_type(), 0, 0, 0]);
     out.extend_from_slice(&games_n.to_le_bytes());
     out.extend_from_slice(&samples_n.to_le_bytes());
     out.extend_from_slice(&(p.len() as u64).to_le_bytes());
+    out.extend_from_slice(&origin.run.to_le_bytes());
+    out.extend_from_slice(&origin.generation.to_le_bytes());
     let mut h = crc32fast::Hasher::new();
     h.update(&out);
     h.update(&p);
@@ -208,11 +262,21 @@ pub fn encode_shard(variant: Variant, games: &[GameRecord]) -> Result<Vec<u8>, S
     Ok(out)
 }
 
+/// Writes a shard of games played outside a run; see [`write_shard_from`].
+pub fn write_shard(path: &Path, variant: Variant, games: &[GameRecord]) -> Result<(), ShardError> {
+    write_shard_from(path, variant, ShardOrigin::NONE, games)
+}
+
 /// Writes a shard atomically: to a temporary file in the same directory,
 /// synced, then renamed over `path`.  A crash never leaves a partial shard
 /// under `path`.
-pub fn write_shard(path: &Path, variant: Variant, games: &[GameRecord]) -> Result<(), ShardError> {
-    let bytes = encode_shard(variant, games)?;
+pub fn write_shard_from(
+    path: &Path,
+    variant: Variant,
+    origin: ShardOrigin,
+    games: &[GameRecord],
+) -> Result<(), ShardError> {
+    let bytes = encode_shard(variant, origin, games)?;
     write_atomic(path, &bytes)
 }
 
@@ -224,11 +288,12 @@ pub fn write_games(
     dir: &Path,
     name: &str,
     variant: Variant,
+    origin: ShardOrigin,
     games: &[GameRecord],
 ) -> Result<(), ShardError> {
     let pdn: String = games.iter().map(|g| g.pdn.clone() + "\n").collect();
     write_atomic(&dir.join(format!("{name}.pdn")), pdn.as_bytes())?;
-    write_shard(&dir.join(format!("{name}.bin")), variant, games)
+    write_shard_from(&dir.join(format!("{name}.bin")), variant, origin, games)
 }
 
 /// Writes bytes atomically (see [`tammi_files::write_file`]).
@@ -312,25 +377,28 @@ impl<'a> Cursor<'a> {
 /// Parses and verifies shard bytes: header, checksum, then every game
 /// replayed through the rules.
 pub fn decode_shard(bytes: &[u8]) -> Result<Shard, ShardError> {
-    if bytes.len() < HEADER_LEN {
-        if bytes.len() < 8 || bytes[..8] != SHARD_MAGIC {
-            return Err(ShardError::BadMagic);
+    if bytes.len() < 8 || bytes[..8] != SHARD_MAGIC {
+        return Err(ShardError::BadMagic);
+    }
+    let (mut header_len, _) = header_layout(1);
+    if bytes.len() >= 12 {
+        let version = u32::from_le_bytes(bytes[8..12].try_into().expect("4"));
+        if !(1..=SHARD_VERSION).contains(&version) {
+            return Err(ShardError::UnsupportedVersion(version));
         }
+        header_len = header_layout(version).0;
+    }
+    if bytes.len() < header_len {
         return Err(ShardError::Truncated {
-            expected: HEADER_LEN as u64,
+            expected: header_len as u64,
             found: bytes.len() as u64,
         });
     }
-    if bytes[..8] != SHARD_MAGIC {
-        return Err(ShardError::BadMagic);
-    }
     let h = |a: usize, b: usize| &bytes[a..b];
     let version = u32::from_le_bytes(h(8, 12).try_into().expect("4"));
-    if !(1..=SHARD_VERSION).contains(&version) {
-        return Err(ShardError::UnsupportedVersion(version));
-    }
+    let (header_len, crc_at) = header_layout(version);
     let payload_len = u64::from_le_bytes(h(24, 32).try_into().expect("8"));
-    let expected = HEADER_LEN as u64 + payload_len;
+    let expected = (header_len as u64).saturating_add(payload_len);
     let found = bytes.len() as u64;
     if found < expected {
         return Err(ShardError::Truncated { expected, found });
@@ -338,10 +406,15 @@ pub fn decode_shard(bytes: &[u8]) -> Result<Shard, ShardError> {
     if found > expected {
         return Err(ShardError::TrailingBytes(found - expected));
     }
-    let stored = u32::from_le_bytes(h(32, 36).try_into().expect("4"));
-    let payload = &bytes[HEADER_LEN..];
+    if h(13, 16) != [0; 3] || h(crc_at + 4, header_len) != [0; 4] {
+        return Err(ShardError::Corrupt(
+            "reserved header bytes are not zero".into(),
+        ));
+    }
+    let stored = u32::from_le_bytes(h(crc_at, crc_at + 4).try_into().expect("4"));
+    let payload = &bytes[header_len..];
     let mut hasher = crc32fast::Hasher::new();
-    hasher.update(&bytes[..32]);
+    hasher.update(&bytes[..crc_at]);
     hasher.update(payload);
     let computed = hasher.finalize();
     if stored != computed {
@@ -376,9 +449,14 @@ pub fn decode_shard(bytes: &[u8]) -> Result<Shard, ShardError> {
             "header says {samples_n} samples, games hold {samples_seen}"
         )));
     }
+    let origin = (version >= ORIGIN_SINCE).then(|| ShardOrigin {
+        run: u64::from_le_bytes(h(32, 40).try_into().expect("8")),
+        generation: u64::from_le_bytes(h(40, 48).try_into().expect("8")),
+    });
     Ok(Shard {
         version,
         variant,
+        origin,
         games,
     })
 }
@@ -521,10 +599,21 @@ mod tests {
 
     #[test]
     fn empty_shard_round_trips_and_header_damage_is_caught() {
-        let bytes = encode_shard(Variant::English, &[]).unwrap();
-        assert_eq!(bytes.len(), HEADER_LEN);
+        let origin = ShardOrigin {
+            run: 0xfeed,
+            generation: 7,
+        };
+        let bytes = encode_shard(Variant::English, origin, &[]).unwrap();
+        assert_eq!(bytes.len(), header_layout(SHARD_VERSION).0);
         let s = decode_shard(&bytes).unwrap();
         assert!(s.games.is_empty());
+        assert_eq!(s.origin, Some(origin));
+        let mut bad = bytes.clone();
+        bad[40] = 8; // another generation: checksum catches it
+        assert!(matches!(
+            decode_shard(&bad),
+            Err(ShardError::Checksum { .. })
+        ));
         let mut bad = bytes.clone();
         bad[16] = 1; // claims one game: checksum catches it
         assert!(matches!(

@@ -5,8 +5,8 @@ use std::time::Duration;
 use tammi_model::{DeviceChoice, Evaluator, Model, NetConfig, TrainBatch, UniformEvaluator};
 use tammi_rules::{Color, Variant, read_pdn};
 use tammi_selfplay::{
-    Event, GameEnd, GameRecord, RootSelection, RunSetup, SelfPlayConfig, ShardError, decode_shard,
-    encode_shard, read_shard, run_selfplay, write_shard,
+    Event, GameEnd, GameRecord, RootSelection, RunSetup, SelfPlayConfig, ShardError, ShardOrigin,
+    decode_shard, encode_shard, read_shard, run_selfplay, write_shard,
 };
 
 fn small(root: RootSelection) -> SelfPlayConfig {
@@ -74,10 +74,10 @@ fn one_thread_runs_are_reproducible_bit_for_bit() {
         (&net, RootSelection::Gumbel),
     ] {
         let cfg = small(root);
-        let a = encode_shard(Variant::English, &play(ev, &cfg, 4, 9)).unwrap();
-        let b = encode_shard(Variant::English, &play(ev, &cfg, 4, 9)).unwrap();
+        let a = encode_shard(Variant::English, ShardOrigin::NONE, &play(ev, &cfg, 4, 9)).unwrap();
+        let b = encode_shard(Variant::English, ShardOrigin::NONE, &play(ev, &cfg, 4, 9)).unwrap();
         assert!(a == b, "{root:?}: two runs with seed 9 differ");
-        let c = encode_shard(Variant::English, &play(ev, &cfg, 4, 10)).unwrap();
+        let c = encode_shard(Variant::English, ShardOrigin::NONE, &play(ev, &cfg, 4, 10)).unwrap();
         assert!(a != c, "{root:?}: another seed gave the same games");
     }
 }
@@ -155,7 +155,7 @@ fn shards_round_trip_and_replay_through_the_rules() {
 fn corrupt_or_truncated_shards_are_errors_not_panics() {
     let ev = UniformEvaluator::new(Variant::English);
     let games = play(&ev, &small(RootSelection::Gumbel), 2, 1);
-    let bytes = encode_shard(Variant::English, &games).unwrap();
+    let bytes = encode_shard(Variant::English, ShardOrigin::NONE, &games).unwrap();
     assert!(decode_shard(&bytes).is_ok());
     for len in 0..bytes.len() {
         let e = decode_shard(&bytes[..len]).unwrap_err();
@@ -167,7 +167,7 @@ fn corrupt_or_truncated_shards_are_errors_not_panics() {
         decode_shard(&longer),
         Err(ShardError::TrailingBytes(1))
     ));
-    for i in (0..bytes.len()).step_by(7) {
+    for i in (0..60).chain((60..bytes.len()).step_by(7)) {
         let mut bad = bytes.clone();
         bad[i] ^= 0x10;
         assert!(decode_shard(&bad).is_err(), "flipped byte {i} not detected");
@@ -175,13 +175,14 @@ fn corrupt_or_truncated_shards_are_errors_not_panics() {
     // A consistent checksum over impossible content (a move index out of
     // range) is caught by the replay.
     let mut bad = bytes.clone();
-    let first_ply = 40 + 8 + 2 + games[0].start_fen_len() + 3 + 4;
+    // (Version 4: a 56-byte header, the checksum at 48..52 over 0..48.)
+    let first_ply = 56 + 8 + 2 + games[0].start_fen_len() + 3 + 4;
     bad[first_ply] = 0xff;
     bad[first_ply + 1] = 0xff;
     let mut h = crc32fast::Hasher::new();
-    h.update(&bad[..32]);
-    h.update(&bad[40..]);
-    bad[32..36].copy_from_slice(&h.finalize().to_le_bytes());
+    h.update(&bad[..48]);
+    h.update(&bad[56..]);
+    bad[48..52].copy_from_slice(&h.finalize().to_le_bytes());
     let e = decode_shard(&bad).unwrap_err();
     assert!(matches!(e, ShardError::Corrupt(_)), "{e}");
     assert!(e.to_string().contains("game 1: ply 1"), "{e}");
@@ -243,7 +244,7 @@ fn resignation_ends_games_except_where_disabled() {
         assert!(g.plies() > 0);
     }
     // Resigned games (no samples) round-trip too.
-    let bytes = encode_shard(Variant::English, &games).unwrap();
+    let bytes = encode_shard(Variant::English, ShardOrigin::NONE, &games).unwrap();
     assert_eq!(decode_shard(&bytes).unwrap().games, games);
 }
 

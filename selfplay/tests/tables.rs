@@ -14,7 +14,7 @@ use tammi_rules::{Color, Game, Position, Variant, parse_fen, parse_move};
 use tammi_search::{MoveBudget, Search};
 use tammi_selfplay::{
     Event, GameEnd, GameRecord, RootSelection, RunSetup, RunStats, SHARD_VERSION, SelfPlayConfig,
-    ShardError, decode_shard, encode_shard, read_shard, run_selfplay,
+    ShardError, ShardOrigin, decode_shard, encode_shard, read_shard, run_selfplay,
 };
 
 /// Black to move, two captures into the 3-piece tables: 15x24 leaves White
@@ -198,7 +198,7 @@ fn games_end_in_the_tables_with_their_exact_result() {
     assert_eq!((stats.adjudicated, stats.table_leaves), (0, 0));
 
     // Table games round-trip through a shard of the current version.
-    let bytes = encode_shard(Variant::English, &games_with_tables()).unwrap();
+    let bytes = encode_shard(Variant::English, ShardOrigin::NONE, &games_with_tables()).unwrap();
     let shard = decode_shard(&bytes).unwrap();
     assert_eq!(shard.version, SHARD_VERSION);
     assert_eq!(shard.games, games_with_tables());
@@ -326,17 +326,36 @@ fn shards_of_format_1_still_read() {
         assert!(g.samples.iter().all(|s| s.result == [0.0, 1.0, 0.0]));
     }
     // Written again, it is a current shard with the same games.
-    let again = decode_shard(&encode_shard(Variant::English, &old.games).unwrap()).unwrap();
+    let again =
+        decode_shard(&encode_shard(Variant::English, ShardOrigin::NONE, &old.games).unwrap())
+            .unwrap();
     assert_eq!(again.version, SHARD_VERSION);
     assert_eq!(again.games, old.games);
 
+    // A format-3 shard (no origin: a 40-byte header) reads, without one.
+    let origin = ShardOrigin {
+        run: 5,
+        generation: 2,
+    };
+    let current = encode_shard(Variant::English, origin, &games_with_tables()).unwrap();
+    assert_eq!(decode_shard(&current).unwrap().origin, Some(origin));
+    let older = |version: u32| {
+        let mut bytes = current[..32].to_vec();
+        bytes[8..12].copy_from_slice(&version.to_le_bytes());
+        let mut h = crc32fast::Hasher::new();
+        h.update(&bytes);
+        h.update(&current[56..]);
+        bytes.extend_from_slice(&h.finalize().to_le_bytes());
+        bytes.extend_from_slice(&[0; 4]);
+        bytes.extend_from_slice(&current[56..]);
+        bytes
+    };
+    let v3 = decode_shard(&older(3)).unwrap();
+    assert_eq!((v3.version, v3.origin), (3, None));
+    assert_eq!(v3.games, games_with_tables());
+
     // A format-1 shard cannot hold a game ended by the tables.
-    let mut bytes = encode_shard(Variant::English, &games_with_tables()).unwrap();
-    bytes[8..12].copy_from_slice(&1u32.to_le_bytes());
-    let mut h = crc32fast::Hasher::new();
-    h.update(&bytes[..32]);
-    h.update(&bytes[40..]);
-    bytes[32..36].copy_from_slice(&h.finalize().to_le_bytes());
+    let mut bytes = older(1);
     let e = decode_shard(&bytes).unwrap_err();
     assert!(matches!(e, ShardError::Corrupt(_)), "{e}");
     assert!(

@@ -12,7 +12,8 @@ use std::time::Duration;
 use tammi_model::{DeviceChoice, Evaluator, load_evaluator};
 use tammi_rules::Variant;
 use tammi_selfplay::{
-    Event, GameRecord, RunSetup, RunStats, SelfPlayConfig, SelfPlayError, run_selfplay, write_games,
+    Event, GameRecord, RunSetup, RunStats, SelfPlayConfig, SelfPlayError, ShardOrigin,
+    run_selfplay, write_games,
 };
 
 #[derive(clap::Args, Debug)]
@@ -137,7 +138,7 @@ pub fn run(args: &Args) -> CliResult {
     let mut written = 0usize;
     let variant = ev.variant();
     let flush = |games: &mut Vec<GameRecord>, k: usize| -> Result<(), SelfPlayError> {
-        write_games(&args.out, &stem(k), variant, games)?;
+        write_games(&args.out, &stem(k), variant, ShardOrigin::NONE, games)?;
         games.clear();
         Ok(())
     };

@@ -21,8 +21,17 @@ use std::time::Duration;
 use tammi_model::Evaluator;
 use tammi_rules::Variant;
 use tammi_selfplay::{
-    Event, GameRecord, RunSetup, RunStats, SelfPlayConfig, read_shard, run_selfplay,
+    Event, GameRecord, RunSetup, RunStats, SelfPlayConfig, ShardOrigin, read_shard, run_selfplay,
 };
+
+/// A directory of shards and the origin each of its shards carries: a
+/// generation directory (the run's id and the generation), or a worker's
+/// chunk (the run's id, generation 0 until a generation takes it in).
+#[derive(Clone, Copy, Debug)]
+pub struct ShardDir<'a> {
+    pub path: &'a Path,
+    pub origin: ShardOrigin,
+}
 
 const PENDING: &str = ".pending";
 /// Where unreadable pending games are moved (hidden: never trained on).
@@ -101,12 +110,22 @@ fn shard_ranges(dir: &Path) -> Result<Vec<(u64, u64, PathBuf)>, RunError> {
     Ok(ranges)
 }
 
-/// Checks a generation directory's shards against their names: each holds
-/// exactly the games its name says, numbered so.  Returns the games.
-pub fn verify_generation(dir: &Path) -> Result<u64, RunError> {
-    let ranges = shard_ranges(dir)?;
+/// Checks a generation directory's shards against their names and origin:
+/// each holds exactly the games its name says, numbered so, played for this
+/// run and generation (a shard from before origins were recorded has none
+/// to compare).  Returns the games.
+pub fn verify_generation(dir: ShardDir<'_>) -> Result<u64, RunError> {
+    let ranges = shard_ranges(dir.path)?;
     for (a, b, path) in &ranges {
         let shard = read_shard(path)?;
+        if let Some(origin) = shard.origin.filter(|o| *o != dir.origin) {
+            return Err(RunError::Refused(format!(
+                "{}: played for {origin}, this directory holds {} (a shard copied from \
+                 another generation or run)",
+                path.display(),
+                dir.origin
+            )));
+        }
         let ids: Vec<u64> = shard.games.iter().map(|g| g.id).collect();
         if !ids.iter().copied().eq(*a..=*b) {
             return Err(RunError::Refused(format!(
@@ -170,7 +189,13 @@ pub fn verify_run_shards(
                 state.generation
             )));
         }
-        let games = verify_generation(&entry.path())?;
+        let games = verify_generation(ShardDir {
+            path: &entry.path(),
+            origin: ShardOrigin {
+                run: state.run_id,
+                generation,
+            },
+        })?;
         if finished {
             if games != games_per_generation {
                 return Err(RunError::Refused(format!(
@@ -215,7 +240,7 @@ fn pending_path(pending_dir: &Path, seq: u64) -> PathBuf {
 }
 
 struct Writer<'a> {
-    dir: &'a Path,
+    dir: ShardDir<'a>,
     pending_dir: PathBuf,
     variant: Variant,
     per_shard: usize,
@@ -230,7 +255,12 @@ impl Writer<'_> {
         // The game's number in its generation: what its shard's name says.
         game.renumber(seq);
         let path = pending_path(&self.pending_dir, seq);
-        tammi_selfplay::write_shard(&path, self.variant, std::slice::from_ref(&game))?;
+        tammi_selfplay::write_shard_from(
+            &path,
+            self.variant,
+            self.dir.origin,
+            std::slice::from_ref(&game),
+        )?;
         self.pending.push((seq, path, game));
         self.next += 1;
         if self.pending.len() >= self.per_shard {
@@ -245,7 +275,7 @@ impl Writer<'_> {
         };
         let name = shard_name(first.0, last.0);
         let games: Vec<GameRecord> = self.pending.iter().map(|p| p.2.clone()).collect();
-        tammi_selfplay::write_games(self.dir, &name, self.variant, &games)?;
+        tammi_selfplay::write_games(self.dir.path, &name, self.variant, self.dir.origin, &games)?;
         for (_, path, _) in self.pending.drain(..) {
             std::fs::remove_file(&path).map_err(io_err(&path))?;
         }
@@ -256,7 +286,7 @@ impl Writer<'_> {
 /// Plays generation games into `dir` until it holds `games` of them, with
 /// the endgame tables of `setup` if any.
 pub fn play_generation(
-    dir: &Path,
+    dir: ShardDir<'_>,
     evaluator: &dyn Evaluator,
     cfg: &SelfPlayConfig,
     setup: &RunSetup,
@@ -272,7 +302,7 @@ pub fn play_generation(
 /// superseded); games still being played then are dropped.
 #[allow(clippy::too_many_arguments)]
 pub fn play_generation_until(
-    dir: &Path,
+    dir: ShardDir<'_>,
     evaluator: &dyn Evaluator,
     cfg: &SelfPlayConfig,
     setup: &RunSetup,
@@ -281,9 +311,9 @@ pub fn play_generation_until(
     observer: &dyn Observer,
     stop: &dyn Fn() -> bool,
 ) -> Result<GenerateSummary, RunError> {
-    let pending_dir = dir.join(PENDING);
+    let pending_dir = dir.path.join(PENDING);
     std::fs::create_dir_all(&pending_dir).map_err(io_err(&pending_dir))?;
-    let in_shards = shard_games(dir)?;
+    let in_shards = shard_games(dir.path)?;
     let mut writer = Writer {
         dir,
         pending_dir: pending_dir.clone(),
@@ -294,13 +324,15 @@ pub fn play_generation_until(
     };
     for (seq, path) in pending_games(&pending_dir, in_shards)? {
         let game = match read_shard(&path) {
-            Ok(shard) if shard.games.len() == 1 => shard.games.into_iter().next(),
+            Ok(shard) if shard.games.len() == 1 && shard.origin.is_none_or(|o| o == dir.origin) => {
+                shard.games.into_iter().next()
+            }
             _ => None,
         };
         let Some(mut game) = game else {
-            // Cut by a kill mid-write or damaged: set it aside (the game is
-            // played again) and keep every game after it.
-            let aside_dir = dir.join(SET_ASIDE);
+            // Cut by a kill mid-write, damaged or of another generation: set
+            // it aside (the game is played again) and keep every game after it.
+            let aside_dir = dir.path.join(SET_ASIDE);
             std::fs::create_dir_all(&aside_dir).map_err(io_err(&aside_dir))?;
             let aside = aside_dir.join(path.file_name().unwrap_or_default());
             // On purpose: the damaged file is kept for inspection, out of the run's way.
@@ -391,6 +423,16 @@ mod tests {
         assert_eq!(parse_pending(".game-000012.bin.77.tmp"), None);
     }
 
+    /// The origin of the test generation directories.
+    const HERE: ShardOrigin = ShardOrigin {
+        run: 9,
+        generation: 1,
+    };
+
+    fn here(path: &Path) -> ShardDir<'_> {
+        ShardDir { path, origin: HERE }
+    }
+
     fn quick() -> SelfPlayConfig {
         SelfPlayConfig {
             simulations: 4,
@@ -410,7 +452,16 @@ mod tests {
             start: None,
             ..RunSetup::default()
         };
-        play_generation(dir, &uniform, &quick(), &setup, games, seed, &crate::Silent).unwrap()
+        play_generation(
+            here(dir),
+            &uniform,
+            &quick(),
+            &setup,
+            games,
+            seed,
+            &crate::Silent,
+        )
+        .unwrap()
     }
 
     fn moves(g: &GameRecord) -> Vec<String> {
@@ -433,8 +484,13 @@ mod tests {
         std::fs::create_dir_all(&pending).unwrap();
         for (seq, game) in made.iter().enumerate() {
             let path = pending_path(&pending, seq as u64);
-            tammi_selfplay::write_shard(&path, Variant::English, std::slice::from_ref(game))
-                .unwrap();
+            tammi_selfplay::write_shard_from(
+                &path,
+                Variant::English,
+                HERE,
+                std::slice::from_ref(game),
+            )
+            .unwrap();
         }
         // Game 1 was cut short by the kill.
         let cut = pending_path(&pending, 1);
@@ -448,7 +504,7 @@ mod tests {
             "the set-aside game and one more are played"
         );
         assert!(dir.join(SET_ASIDE).join("game-000001.bin").exists());
-        assert_eq!(verify_generation(&dir).unwrap(), 4);
+        assert_eq!(verify_generation(here(&dir)).unwrap(), 4);
         let games = read_shard(&dir.join("shard-000000-000003.bin"))
             .unwrap()
             .games;
@@ -472,11 +528,11 @@ mod tests {
             start: None,
             ..RunSetup::default()
         };
-        play_generation(&dir, &uniform, &cfg, &setup, 6, 3, &crate::Silent).unwrap();
-        assert_eq!(verify_generation(&dir).unwrap(), 6);
+        play_generation(here(&dir), &uniform, &cfg, &setup, 6, 3, &crate::Silent).unwrap();
+        assert_eq!(verify_generation(here(&dir)).unwrap(), 6);
         let shard = |a: u64, b: u64| dir.join(format!("{}.bin", shard_name(a, b)));
         let refused = |why: &str, path: &Path| {
-            let e = verify_generation(&dir).unwrap_err().to_string();
+            let e = verify_generation(here(&dir)).unwrap_err().to_string();
             assert!(e.contains(&*path.to_string_lossy()), "{why}: {e}");
         };
         // Deleted: the next shard is named.
@@ -493,6 +549,48 @@ mod tests {
         std::fs::copy(shard(0, 1), &stray).unwrap();
         refused("stray", &stray);
         std::fs::remove_file(&stray).unwrap();
-        assert_eq!(verify_generation(&dir).unwrap(), 6);
+        assert_eq!(verify_generation(here(&dir)).unwrap(), 6);
+        // The same shard under its own name, checked as another generation's
+        // or another run's: its origin gives it away.
+        for origin in [
+            ShardOrigin {
+                generation: 2,
+                ..HERE
+            },
+            ShardOrigin { run: 10, ..HERE },
+        ] {
+            let e = verify_generation(ShardDir { path: &dir, origin })
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(&*shard(0, 1).to_string_lossy()), "{e}");
+            assert!(e.contains("another generation or run"), "{e}");
+        }
+    }
+
+    #[test]
+    fn a_pending_game_of_another_generation_is_set_aside() {
+        let tmp = tempfile::tempdir().unwrap();
+        let source = tmp.path().join("source");
+        play(&source, 1, 1);
+        let game = read_shard(&source.join("shard-000000-000000.bin"))
+            .unwrap()
+            .games;
+        let dir = tmp.path().join("gen");
+        let pending = dir.join(PENDING);
+        std::fs::create_dir_all(&pending).unwrap();
+        let other = ShardOrigin {
+            generation: 2,
+            ..HERE
+        };
+        tammi_selfplay::write_shard_from(
+            &pending_path(&pending, 0),
+            Variant::English,
+            other,
+            &game,
+        )
+        .unwrap();
+        assert_eq!(play(&dir, 1, 2).played, 1);
+        assert!(dir.join(SET_ASIDE).join("game-000000.bin").exists());
+        assert_eq!(verify_generation(here(&dir)).unwrap(), 1);
     }
 }

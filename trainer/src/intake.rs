@@ -33,7 +33,7 @@
 //! trained on.
 
 use crate::config::RunConfig;
-use crate::generate::{play_generation_until, verify_generation};
+use crate::generate::{ShardDir, play_generation_until, verify_generation};
 use crate::replay::ReplayBuffer;
 use crate::rundir::{RunDir, RunError, RunState, gen_name, io_err, read_json, write_json};
 use crate::{Observer, Stage, derive_seed};
@@ -43,6 +43,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use tammi_model::load_evaluator;
+use tammi_selfplay::ShardOrigin;
 
 const MODEL_FILE: &str = ".start.json";
 const DONE_FILE: &str = ".done.json";
@@ -468,7 +469,10 @@ pub fn verify_external(run: &RunDir, state: &RunState) -> Result<ExternalCheck, 
             let Some(seq) = parse_chunk(&c.file_name().to_string_lossy()) else {
                 continue;
             };
-            let games = verify_generation(&c.path())?;
+            let games = verify_generation(ShardDir {
+                path: &c.path(),
+                origin: chunk_origin(state),
+            })?;
             match done.get(&(name.clone(), seq)) {
                 Some(d) if d.games != games => {
                     return Err(RunError::Refused(format!(
@@ -934,7 +938,10 @@ fn play_chunks(w: &WorkerRun<'_>) -> Result<WorkerSummary, RunError> {
             read_json::<RunState>(&run.state()).is_ok_and(|s| s.accepted != start.model_generation)
         };
         let played = play_generation_until(
-            &chunk,
+            ShardDir {
+                path: &chunk,
+                origin: chunk_origin(&state),
+            },
             evaluator.as_ref(),
             &cfg.selfplay,
             setup,
@@ -995,6 +1002,15 @@ fn chunk_positions(dir: &Path) -> Result<u64, RunError> {
         }
     }
     Ok(n)
+}
+
+/// The origin of a worker's chunk shards: the run, no generation yet (the
+/// generation that takes a chunk in is in its manifest).
+fn chunk_origin(state: &RunState) -> ShardOrigin {
+    ShardOrigin {
+        run: state.run_id,
+        generation: 0,
+    }
 }
 
 /// Every worker's heartbeat, by id (unreadable ones are skipped).

@@ -5,7 +5,7 @@
 use crate::config::RunConfig;
 use crate::endgame::{DEFAULT_POSITIONS, TablePosition, sample_table_positions, value_accuracy};
 use crate::evaluate::{append_records, bounded_elo, gate_generation, ladder_chart, play_ladder};
-use crate::generate::play_generation;
+use crate::generate::{ShardDir, play_generation};
 use crate::learn::train_generation;
 use crate::live::LiveFile;
 use crate::metrics::Metrics;
@@ -19,7 +19,7 @@ use std::path::Path;
 use std::time::Instant;
 use tammi_model::{DeviceChoice, Model, load_evaluator};
 use tammi_rules::Variant;
-use tammi_selfplay::RunSetup;
+use tammi_selfplay::{RunSetup, ShardOrigin};
 
 /// Limits of one `tammi train` call (the config's `[run]` limits also apply).
 #[derive(Clone, Debug, Default)]
@@ -269,7 +269,13 @@ impl Stages<'_> {
         )?;
         let dir = self.run.selfplay_gen(generation);
         let s = play_generation(
-            &dir,
+            ShardDir {
+                path: &dir,
+                origin: ShardOrigin {
+                    run: state.run_id,
+                    generation,
+                },
+            },
             evaluator.as_ref(),
             &self.cfg.selfplay,
             &self.setup,

@@ -181,6 +181,11 @@ impl std::str::FromStr for Stage {
 /// `state.json`: how far the run got.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunState {
+    /// The run's identity, random at creation, written into every shard the
+    /// run plays so a shard of another run is told apart (0: a run made
+    /// before shards recorded it).  Below 2^53, so JSON readers keep it exact.
+    #[serde(default)]
+    pub run_id: u64,
     /// The generation in progress (from 1).
     pub generation: u64,
     /// Its next stage to run.
@@ -201,8 +206,10 @@ pub struct RunState {
 }
 
 impl RunState {
+    /// The state of a new run, with a fresh id.
     pub fn new() -> RunState {
         RunState {
+            run_id: (rand::random::<u64>() >> 11) | 1,
             generation: 1,
             stage: Stage::Selfplay,
             accepted: 0,

@@ -86,7 +86,8 @@ fn a_manifest_listing_a_missing_chunk_is_refused() {
     cfg.external.chunk_games = 8;
     create_run(tmp.path(), &cfg).unwrap();
     let run = RunDir::new(tmp.path());
-    let mut state = RunState::new();
+    // The run's own state: its id is in every shard its workers write.
+    let mut state: RunState = read_json(&run.state()).unwrap();
     let options = WorkerOptions {
         id: "a".into(),
         games: Some(8),
@@ -120,6 +121,13 @@ fn a_manifest_listing_a_missing_chunk_is_refused() {
     assert!(e.contains("8 games in its shards"), "{e}");
     write_json(&chunk.join(".done.json"), &done).unwrap();
     assert!(verify_external(&run, &state).is_ok());
+    // The chunks of another run (a state.json brought from elsewhere): refused.
+    let other = RunState {
+        run_id: state.run_id + 1,
+        ..state.clone()
+    };
+    let e = verify_external(&run, &other).unwrap_err().to_string();
+    assert!(e.contains("another generation or run"), "{e}");
     std::fs::remove_dir_all(workers_dir(&run).join("a/chunk-000000")).unwrap();
     let e = verify_external(&run, &state).unwrap_err().to_string();
     assert!(e.contains("chunk 0 of worker a"), "{e}");
