@@ -2,7 +2,7 @@
 """Run an exported tammi network in onnxruntime, using only its card.
 
     pip install onnxruntime numpy
-    tammi export --model models/english-default --out net.onnx     # writes net.card.json too
+    tammi export --model models/english-default --out net.onnx     # writes net.onnx.card.json too
     scripts/onnx_check.py net.onnx --fen "B:W21-32:B1-12" --moves "9-13 9-14 10-14 10-15 11-15 11-16 12-16"
 
 prints W/D/L for the side to move and the policy over the given legal moves
@@ -85,7 +85,7 @@ def policy_over(card, where, logits, moves):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("onnx")
-    ap.add_argument("--card", help="card file (default: NAME.card.json beside the model)")
+    ap.add_argument("--card", help="card file (default: FILE.card.json beside the model)")
     ap.add_argument("--fen", default="B:W21-32:B1-12")
     ap.add_argument("--moves", help="legal moves, space separated")
     ap.add_argument("--tammi", help="tammi binary, to compare with burn")
@@ -93,7 +93,7 @@ def main():
     args = ap.parse_args()
 
     onnx = pathlib.Path(args.onnx)
-    card_path = pathlib.Path(args.card) if args.card else onnx.with_name(onnx.stem + ".card.json")
+    card_path = pathlib.Path(args.card) if args.card else onnx.with_name(onnx.name + ".card.json")
     card = json.loads(card_path.read_text())
     if card["format"] != "onnx":
         sys.exit(f"{card_path}: card of a {card['format']} file, not onnx")

@@ -31,10 +31,11 @@ fn export_writes_the_file_and_a_card_that_describes_it() {
             out.to_str().unwrap(),
         ]);
         assert_eq!(code, 0, "{err}");
-        assert!(text.contains("net.card.json"), "{text}");
+        let card_file = format!("{file}.card.json");
+        assert!(text.contains(&card_file), "{text}");
         let bytes = std::fs::read(&out).unwrap();
         let card: serde_json::Value = serde_json::from_str(
-            &std::fs::read_to_string(dir.path().join("out/net.card.json")).unwrap(),
+            &std::fs::read_to_string(dir.path().join("out").join(&card_file)).unwrap(),
         )
         .unwrap();
         assert_eq!(card["format"], format);
@@ -59,6 +60,14 @@ fn export_writes_the_file_and_a_card_that_describes_it() {
                 "ONNX protobuf starts with ir_version"
             );
         }
+    }
+    // The ONNX card survives the safetensors export beside it (README's pair).
+    for (format, file) in [("onnx", "net.onnx"), ("safetensors", "net.safetensors")] {
+        let card: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.path().join(format!("out/{file}.card.json"))).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(card["format"], format);
     }
 }
 

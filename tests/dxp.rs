@@ -246,9 +246,27 @@ fn a_given_position_is_played_to_its_end_and_a_bad_one_is_refused() {
     );
 }
 
+/// A well-behaved peer's one-game session: tammi (white, to move) wins at
+/// once with 32x21, the peer agrees and stops.
+fn play_a_quick_win(addr: &str) {
+    let mut peer = Peer::connect(addr);
+    let mut board = ['e'; 50];
+    board[31] = 'w';
+    board[26] = 'z';
+    peer.send(&game_req(
+        'W',
+        &format!("BW{}", board.iter().collect::<String>()),
+    ));
+    assert!(peer.recv().expect("GAMEACC").ends_with('0'));
+    assert_eq!(&peer.recv().expect("MOVE")[5..], "32210127");
+    assert_eq!(peer.recv().as_deref(), Some("E31"));
+    peer.send("E11");
+    assert_eq!(peer.recv(), None, "tammi closes after its one game");
+}
+
 #[test]
 fn garbage_from_the_peer_is_a_clear_error_not_a_panic() {
-    let (tammi, addr) = start_listener(&[]);
+    let (tammi, addr) = start_listener(&["--player", "alphabeta:depth=1"]);
     let mut peer = Peer::connect(&addr);
     peer.send("hello, engine");
     // The peer is told why before the connection closes.
@@ -258,23 +276,39 @@ fn garbage_from_the_peer_is_a_clear_error_not_a_panic() {
         "{chat}"
     );
     assert_eq!(peer.recv(), None);
-    let (code, _, stderr) = tammi.finish();
-    assert_eq!(code, 2, "{stderr}");
-    assert!(
-        stderr.contains("error: the peer sent a bad message: 'hello, engine' is not a DXP message"),
-        "{stderr}"
-    );
-    assert!(!stderr.contains("panicked"), "{stderr}");
-
     // Bytes that never end (no NUL) are refused after a bound, too.
-    let (tammi, addr) = start_listener(&[]);
     let mut s = TcpStream::connect(&addr).expect("connect");
     let _ = s.write_all(&[0xff; 4096]);
     let mut rest = Vec::new();
     let _ = s.read_to_end(&mut rest);
-    let (code, _, stderr) = tammi.finish();
-    assert_eq!(code, 2, "{stderr}");
+    // A one-byte message that names no kind (`Q`), and a GAMEREQ cut short.
+    for bad in ["Qhello", "R01"] {
+        let mut peer = Peer::connect(&addr);
+        peer.send(bad);
+        let chat = peer.recv().expect("a CHAT saying why");
+        assert!(chat.starts_with("Ctammi: "), "{bad}: {chat}");
+        assert_eq!(peer.recv(), None, "{bad}");
+    }
+    // The listener lives on: the next peer plays its game, and the session
+    // (one game) ends cleanly.
+    play_a_quick_win(&addr);
+    let (code, stdout, stderr) = tammi.finish();
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        result_lines(&stdout),
+        ["game 1: 1-0 (white wins: black has no legal move)"],
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("the peer sent a bad message: 'hello, engine' is not a DXP message"),
+        "{stderr}"
+    );
     assert!(stderr.contains("no NUL byte"), "{stderr}");
+    assert_eq!(
+        stderr.matches("waiting for the next peer").count(),
+        4,
+        "{stderr}"
+    );
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
 
@@ -291,10 +325,17 @@ fn an_illegal_move_ends_the_game_with_a_gameend_and_an_error() {
     peer.send("M0000464100");
     assert_eq!(peer.recv().as_deref(), Some("E01"));
     assert_eq!(peer.recv(), None);
+    // The broken game is not counted: the next peer's is game 1.
+    play_a_quick_win(&addr);
     let (code, stdout, stderr) = tammi.finish();
-    assert_eq!(code, 2, "{stdout}{stderr}");
+    assert_eq!(code, 0, "{stdout}{stderr}");
     assert!(
-        stderr.contains("error: the peer's move 46-41 is not legal at ply 1 of game 1"),
+        stderr.contains("the peer's move 46-41 is not legal at ply 1 of game 1"),
+        "{stderr}"
+    );
+    assert_eq!(
+        result_lines(&stdout),
+        ["game 1: 1-0 (white wins: black has no legal move)"],
         "{stderr}"
     );
 }

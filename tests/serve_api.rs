@@ -159,6 +159,15 @@ fn game_endpoints_follow_the_rules_and_refuse_bad_input() {
         (o["kind"].as_str(), o["moves"].as_array().unwrap().len()),
         (Some("ballot"), 3)
     );
+    assert_eq!(o["index"], 5);
+    // Past the deck: refused, not wrapped round to another opening.
+    let (status, e) = post(&server, "/api/opening", json!({"index": 99999}));
+    assert_eq!(status, 400, "{e}");
+    assert!(e["error"].as_str().unwrap().contains("99999"), "{e}");
+    // No index: the server draws one inside the deck and says which.
+    let (status, o) = post(&server, "/api/opening", json!({}));
+    assert_eq!(status, 200, "{o}");
+    assert!(o["index"].as_u64().unwrap() < 200, "{o}");
     let (_, o) = post(
         &server,
         "/api/opening",

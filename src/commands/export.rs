@@ -1,6 +1,9 @@
 //! `tammi export`: a model for other front ends, as ONNX or safetensors,
-//! with a JSON card beside it (`NAME.card.json`) that describes the input
-//! planes, the policy layout with worked examples and the value head.
+//! with a JSON card beside it (`FILE.card.json`, e.g. `net.onnx.card.json`)
+//! that describes the input planes, the policy layout with worked examples
+//! and the value head.  The card is named after the whole file name, so the
+//! ONNX and the safetensors export of one net (`net.onnx`,
+//! `net.safetensors`) each keep their own card.
 
 use super::{CliError, CliResult, write_atomic};
 use std::path::{Path, PathBuf};
@@ -24,7 +27,7 @@ pub struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value = "onnx")]
     pub format: Format,
-    /// Output file; the card is written beside it as NAME.card.json.
+    /// Output file; the card is written beside it as FILE.card.json (net.onnx -> net.onnx.card.json).
     #[arg(long)]
     pub out: PathBuf,
     /// Variant of the model.
@@ -32,13 +35,11 @@ pub struct Args {
     pub variant: Variant,
 }
 
-/// `dir/name.onnx` -> `dir/name.card.json`.
+/// `dir/name.onnx` -> `dir/name.onnx.card.json`.
 pub fn card_path(out: &Path) -> PathBuf {
-    let stem = out
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "model".into());
-    out.with_file_name(format!("{stem}.card.json"))
+    let mut name = out.file_name().unwrap_or_default().to_os_string();
+    name.push(".card.json");
+    out.with_file_name(name)
 }
 
 pub fn run(args: &Args) -> CliResult {

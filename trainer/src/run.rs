@@ -74,6 +74,7 @@ pub fn create_run(root: &Path, cfg: &RunConfig) -> Result<(), RunError> {
             tammi_version: env!("CARGO_PKG_VERSION").into(),
             git_revision: env!("TAMMI_GIT_REVISION").into(),
             created: tammi_model::utc_now_rfc3339(),
+            config: Some(cfg.to_toml()),
         },
     )?;
     write_atomic(&run.config(), cfg.to_toml().as_bytes())?;
@@ -92,11 +93,78 @@ pub fn create_run(root: &Path, cfg: &RunConfig) -> Result<(), RunError> {
     write_json(&run.state(), &RunState::new())
 }
 
-/// The config of an existing run (its resolved `config.toml`).
+/// The config of an existing run (its resolved `config.toml`), refused
+/// when it differs from the config the run was created with (`run.json`):
+/// the net, the data and the schedule were made with that one, so an edit
+/// (a changed `blocks`, an emptied file) is named, never mixed in.
 pub fn run_config(root: &Path) -> Result<RunConfig, RunError> {
     let run = RunDir::new(root);
-    run.check_compatible()?;
-    Ok(RunConfig::load(&run.config())?)
+    let info = run.check_compatible()?;
+    let cfg = RunConfig::load(&run.config())?;
+    if let Some(created) = &info.config {
+        let created = RunConfig::parse(created, &run.info().display().to_string())?;
+        let mut changed = config_changes(&created, &cfg);
+        if changed.len() > 4 {
+            let more = changed.len() - 3;
+            changed.truncate(3);
+            changed.push(format!("and {more} more"));
+        }
+        if !changed.is_empty() {
+            return Err(RunError::Refused(format!(
+                "{}: differs from the config the run was created with ({}): {}; a run's \
+                 config is fixed when it starts, so put the file back as it was, or start a \
+                 new run",
+                run.config().display(),
+                run.info().display(),
+                changed.join(", ")
+            )));
+        }
+    }
+    Ok(cfg)
+}
+
+/// The keys whose values differ between two configs, as
+/// `section.key: old -> new`, by name.
+fn config_changes(old: &RunConfig, new: &RunConfig) -> Vec<String> {
+    fn flatten(prefix: &str, table: &toml::Table, out: &mut Vec<(String, String)>) {
+        for (key, value) in table {
+            let name = if prefix.is_empty() {
+                key.clone()
+            } else {
+                format!("{prefix}.{key}")
+            };
+            match value {
+                toml::Value::Table(t) => flatten(&name, t, out),
+                v => out.push((name, v.to_string())),
+            }
+        }
+    }
+    let keys = |c: &RunConfig| {
+        let table: toml::Table = c.to_toml().parse().expect("a written config parses");
+        let mut out = Vec::new();
+        flatten("", &table, &mut out);
+        out
+    };
+    let (old, new) = (keys(old), keys(new));
+    let find = |list: &[(String, String)], k: &str| {
+        list.iter()
+            .find(|(key, _)| key == k)
+            .map(|(_, v)| v.clone())
+    };
+    let mut changes: Vec<String> = old
+        .iter()
+        .filter_map(|(k, v)| match find(&new, k) {
+            Some(n) if &n == v => None,
+            Some(n) => Some(format!("{k}: {v} -> {n}")),
+            None => Some(format!("{k}: {v} -> (none)")),
+        })
+        .collect();
+    changes.extend(
+        new.iter()
+            .filter(|(k, _)| find(&old, k).is_none())
+            .map(|(k, v)| format!("{k}: (none) -> {v}")),
+    );
+    changes
 }
 
 /// Checks everything a resumed run will read before any stage runs, so that

@@ -137,6 +137,11 @@ pub struct RunInfo {
     /// `git describe` of the source tree, when known at build time.
     pub git_revision: String,
     pub created: String,
+    /// The resolved config the run was created with (what `config.toml`
+    /// said then), so a later edit of `config.toml` is found and named
+    /// rather than silently mixed into the run (absent in older runs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub config: Option<String>,
 }
 
 /// The stages of a generation, in order.

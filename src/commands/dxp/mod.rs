@@ -14,7 +14,11 @@
 //! Standard output has one line per game (`game 1: 1-0 (white wins: black
 //! has no legal move)`); standard error has the connection log.  A peer that
 //! breaks the protocol (bytes that are not DXP, an illegal move, a closed
-//! connection in a game) ends the session with an error and exit code 2.
+//! connection in a game) is told why in a CHAT where the connection allows.
+//! With `--connect` that ends the session with an error and exit code 2;
+//! with `--listen` it ends that connection only: the error is logged, the
+//! game it broke is not counted, and the listener waits for the next peer
+//! (one bad peer does not take a listening engine down).
 
 mod game;
 mod message;
@@ -378,10 +382,17 @@ fn listen(args: &Args, port: u16, session: &mut Session) -> CliResult {
     while !session.done() {
         let (stream, from) = listener.accept()?;
         log(&format!("connection from {from}"));
-        let mut conn = Conn::new(stream)?;
-        let served = follow(&mut conn, session);
-        conn.close();
-        served?;
+        let served = Conn::new(stream).and_then(|mut conn| {
+            let served = follow(&mut conn, session);
+            conn.close();
+            served
+        });
+        if let Err(e) = served {
+            log(&format!(
+                "error: connection from {from} closed: {}; waiting for the next peer",
+                e.0
+            ));
+        }
     }
     Ok(())
 }

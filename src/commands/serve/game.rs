@@ -301,36 +301,48 @@ pub async fn pdn_save(
 #[serde(deny_unknown_fields)]
 struct OpeningRequest {
     variant: Option<String>,
-    /// Which opening: the deck's index (English), or the seed of a random one.
-    #[serde(default)]
-    index: u64,
+    /// Which opening: the deck's index (English, below the deck's size), or
+    /// the seed of a random one; none: the server draws one.
+    index: Option<u64>,
 }
 
 /// `POST /api/opening`: a standard opening of the variant: the English
-/// three-move ballot deck (by index, cycled), four random plies elsewhere.
+/// three-move ballot deck by index (an index past the deck is refused, not
+/// wrapped), four random plies elsewhere.  Without an index the server
+/// draws one and says which.
 pub async fn opening(
     State(app): State<Arc<AppState>>,
     body: Bytes,
 ) -> ApiResult<Json<serde_json::Value>> {
     let req: OpeningRequest = parse_body(&body)?;
     let variant = variant_of(req.variant.as_deref(), app.default_variant)?;
-    let (kind, openings) = if variant == Variant::English {
+    let (kind, index, count, opening) = if variant == Variant::English {
         let deck = load_openings(variant, &OpeningSource::Ballot, 1, 0)
             .map_err(|e| ApiError::internal(e.to_string()))?;
-        ("ballot", deck)
+        let count = deck.len() as u64;
+        let index = req
+            .index
+            .unwrap_or_else(|| rand::random::<u64>() % count.max(1));
+        let Some(o) = deck.get(usize::try_from(index).unwrap_or(usize::MAX)) else {
+            return Err(ApiError::bad(format!(
+                "index {index} is past the ballot deck's {count} openings (0 to {})",
+                count.saturating_sub(1)
+            )));
+        };
+        ("ballot", index, Some(count), o.clone())
     } else {
-        ("random", random_openings(variant, 4, 1, req.index))
-    };
-    let count = openings.len() as u64;
-    let Some(o) = openings.get((req.index % count.max(1)) as usize) else {
-        return Err(ApiError::internal("no opening could be drawn"));
+        let seed = req.index.unwrap_or_else(rand::random);
+        let Some(o) = random_openings(variant, 4, 1, seed).into_iter().next() else {
+            return Err(ApiError::internal("no opening could be drawn"));
+        };
+        ("random", seed, None, o)
     };
     Ok(Json(serde_json::json!({
         "variant": variant.name(),
         "kind": kind,
-        "index": req.index % count.max(1),
+        "index": index,
         "count": count,
-        "moves": o.moves,
+        "moves": opening.moves,
     })))
 }
 

@@ -441,8 +441,9 @@ async function savePdn() {
 
 async function opening() {
   try {
-    const r = await api("/api/opening", { variant: S.variant, index: Math.floor(Math.random() * 1e6) });
-    message(`${r.kind} opening ${r.index + 1} of ${r.count}: ${r.moves.join(" ")}`);
+    const r = await api("/api/opening", { variant: S.variant });
+    const which = r.count === null ? "random opening" : `${r.kind} opening ${r.index + 1} of ${r.count}`;
+    message(`${which}: ${r.moves.join(" ")}`);
     newGame("", r.moves);
   } catch (e) {
     message(e.message, "error");
