@@ -12,6 +12,13 @@ pub struct ApiError {
 }
 
 impl ApiError {
+    /// Any status, for the refusals of the connection layer (408, 413, 414, 431, ...).
+    pub fn new(status: StatusCode, message: impl Into<String>) -> ApiError {
+        ApiError {
+            status,
+            message: message.into(),
+        }
+    }
     /// 400: the request is malformed (JSON, FEN, variant, spec).
     pub fn bad(message: impl Into<String>) -> ApiError {
         ApiError {

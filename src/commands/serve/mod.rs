@@ -13,10 +13,12 @@
 //!   the limits a server puts on them;
 //! - [`dashboard`]: the run's live status, metrics, gating and ladder;
 //! - [`access`]: which directories the server may read;
-//! - [`assets`]: the embedded page; [`error`]: the API's error replies.
+//! - [`assets`]: the embedded page; [`error`]: the API's error replies;
+//! - [`conn`]: connections bounded in size and time, refusals in JSON.
 
 mod access;
 mod assets;
+mod conn;
 mod dashboard;
 mod engine;
 mod error;
@@ -29,6 +31,7 @@ use axum::routing::{get, post};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 use tammi_rules::Variant;
 
 #[derive(clap::Args, Debug)]
@@ -50,6 +53,22 @@ pub struct Args {
     /// Searches that may run at the same time (each uses one core).
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..=1024))]
     pub searches: u16,
+    /// Seconds a client has to send a request's head, and again its body,
+    /// before the server answers 408 and closes the connection.
+    #[arg(long, default_value_t = 10.0, value_parser = read_timeout)]
+    pub read_timeout: f64,
+}
+
+/// `--read-timeout`: seconds, above 0 and at most an hour.
+fn read_timeout(text: &str) -> Result<f64, String> {
+    let s: f64 = text
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number of seconds"))?;
+    if s.is_finite() && s > 0.0 && s <= 3600.0 {
+        Ok(s)
+    } else {
+        Err(format!("{text} is not between 0 and 3600 seconds"))
+    }
 }
 
 /// What every request handler shares.
@@ -59,8 +78,9 @@ pub struct AppState {
     pub engines: engine::Engines,
 }
 
-/// The routes of the page and of the API.
-pub fn router(state: Arc<AppState>) -> Router {
+/// The routes of the page and of the API, with the body limits and JSON
+/// errors of [`conn`].
+pub fn router(state: Arc<AppState>, limits: conn::Limits) -> Router {
     Router::new()
         .route("/", get(assets::board_page))
         .route("/dashboard", get(assets::dashboard_page))
@@ -79,6 +99,11 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/api/run/ladder", get(dashboard::ladder))
         .fallback(error::not_found)
         .with_state(state)
+        .layer(axum::middleware::from_fn_with_state(
+            limits,
+            conn::bounded_body,
+        ))
+        .layer(axum::middleware::from_fn(conn::json_errors))
 }
 
 pub fn run(args: &Args) -> CliResult {
@@ -103,7 +128,8 @@ pub fn run(args: &Args) -> CliResult {
         if !addr.ip().is_loopback() {
             eprintln!("warning: {addr} is reachable from other machines; the API has no login");
         }
-        axum::serve(listener, router(state))
+        let limits = conn::Limits::with_read_timeout(Duration::from_secs_f64(args.read_timeout));
+        conn::serve(listener, router(state, limits), limits)
             .await
             .map_err(|e| CliError(format!("server: {e}")))
     })
