@@ -324,6 +324,9 @@ fn an_illegal_move_ends_the_game_with_a_gameend_and_an_error() {
     assert_eq!(peer.recv().as_deref(), Some("K1"));
     peer.send("M0000464100");
     assert_eq!(peer.recv().as_deref(), Some("E01"));
+    // Then why, before the connection closes.
+    let chat = peer.recv().expect("a CHAT saying why");
+    assert!(chat.contains("46-41 is not legal"), "{chat}");
     assert_eq!(peer.recv(), None);
     // The broken game is not counted: the next peer's is game 1.
     play_a_quick_win(&addr);

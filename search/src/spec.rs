@@ -129,7 +129,15 @@ impl FromStr for PlayerSpec {
         let text = text.trim();
         let (kind, rest) = text.split_once(':').unwrap_or((text, ""));
         let mut pairs = Vec::new();
-        for item in rest.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        // `random` and `random:` take no keys; anywhere else an empty item
+        // (`depth=2,,`) is a slip worth saying, not something to skip.
+        let items = rest.split(',').map(str::trim);
+        for item in items.filter(|_| !rest.trim().is_empty()) {
+            if item.is_empty() {
+                return Err(SpecError(format!(
+                    "empty item in player spec '{text}' (items are key=value, separated by one comma)"
+                )));
+            }
             let (k, v) = item.split_once('=').ok_or_else(|| {
                 SpecError(format!("expected key=value in player spec, got '{item}'"))
             })?;
@@ -345,6 +353,8 @@ mod tests {
             "alphabeta:movetime=1e7s",
             "alphabeta:depth=2,depth=3",
             "mcts:sims=5,sims=6",
+            "alphabeta:depth=2,,",
+            "alphabeta:,depth=2",
         ] {
             assert!(bad.parse::<PlayerSpec>().is_err(), "{bad}");
         }

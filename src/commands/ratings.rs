@@ -25,6 +25,12 @@ pub fn read_results(paths: &[PathBuf]) -> Result<Vec<PairResult>, CliError> {
     for path in paths {
         let text = tammi_files::read_text_limited(path, tammi_files::limits::RESULTS)
             .map_err(|e| CliError(format!("cannot read {}: {e}", path.display())))?;
+        if text.trim().is_empty() {
+            return Err(CliError(format!(
+                "{} holds no match results (written by `tammi match --results FILE`)",
+                path.display()
+            )));
+        }
         for (i, line) in text
             .lines()
             .enumerate()

@@ -206,9 +206,12 @@ pub fn train(
     let cfg = run_config(root)?;
     crate::openings::check(&cfg)?;
     let _lock = run.lock_run()?;
+    // Everything the run reads is checked before anything is written (the
+    // dashboard's live.json included): a refused run is left as it was.
+    let state = checked_state(&run, &cfg)?;
     // Only the process holding the lock writes live.json.
     let live = LiveFile::new(root, observer);
-    let stopped = run_locked(&run, &cfg, options, &live);
+    let stopped = run_locked(&run, &cfg, state, options, &live);
     live.finish(&match &stopped {
         Ok(s) => s.to_string(),
         Err(e) => format!("error: {e}"),
@@ -216,20 +219,27 @@ pub fn train(
     stopped
 }
 
-/// The loop of [`train`], once the run is locked.
-fn run_locked(
-    run: &RunDir,
-    cfg: &RunConfig,
-    options: &RunOptions,
-    observer: &dyn Observer,
-) -> Result<Stopped, RunError> {
-    let mut state: RunState = read_json(&run.state())?;
+/// The run's state, once it and every file a resume reads are checked
+/// (the checks of `tammi train --verify`).
+fn checked_state(run: &RunDir, cfg: &RunConfig) -> Result<RunState, RunError> {
+    let state: RunState = read_json(&run.state())?;
     check_resume_inputs(run, cfg, &state)?;
     if cfg.external.enabled {
         crate::intake::verify_external(run, &state)?;
     } else {
         crate::generate::verify_run_shards(run, cfg.run.games_per_generation, &state)?;
     }
+    Ok(state)
+}
+
+/// The loop of [`train`], once the run is locked and checked.
+fn run_locked(
+    run: &RunDir,
+    cfg: &RunConfig,
+    mut state: RunState,
+    options: &RunOptions,
+    observer: &dyn Observer,
+) -> Result<Stopped, RunError> {
     if state.ladder_seconds == 0.0 {
         // A state written before ladder time was kept apart: take it from the ladder log.
         state.ladder_seconds = crate::evaluate::read_ladder(&run.eval().join("ladder.jsonl"))?

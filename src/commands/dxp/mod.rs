@@ -121,16 +121,20 @@ impl Conn {
             if bytes.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-            return match message::parse(&bytes) {
-                Ok(msg) => Ok(Some(msg)),
-                Err(e) => {
-                    // Tell the peer why tammi ends the connection.
-                    let why = format!("the peer sent a bad message: {e}");
-                    let _ = self.send(&Message::Chat(format!("tammi: {why}")));
-                    Err(CliError(why))
-                }
-            };
+            return message::parse(&bytes)
+                .map(Some)
+                .map_err(|e| CliError(format!("the peer sent a bad message: {e}")));
         }
+    }
+
+    /// Closes the connection after `outcome`: a failure is first told to
+    /// the peer in a CHAT (where the connection still takes one), so it
+    /// learns why tammi ends it.
+    fn close_after<T>(mut self, outcome: &Result<T, CliError>) {
+        if let Err(e) = outcome {
+            let _ = self.send(&Message::Chat(format!("tammi: {}", e.0)));
+        }
+        self.close();
     }
 
     /// Closes the connection so that the peer reads everything tammi sent:
@@ -384,7 +388,7 @@ fn listen(args: &Args, port: u16, session: &mut Session) -> CliResult {
         log(&format!("connection from {from}"));
         let served = Conn::new(stream).and_then(|mut conn| {
             let served = follow(&mut conn, session);
-            conn.close();
+            conn.close_after(&served);
             served
         });
         if let Err(e) = served {
@@ -418,7 +422,7 @@ fn initiate(args: &Args, target: &str, session: &mut Session) -> CliResult {
     let mut conn = Conn::new(connect_to(target)?)?;
     log(&format!("connected to {target}"));
     let played = initiate_games(args, &mut conn, session);
-    conn.close();
+    conn.close_after(&played);
     played
 }
 
