@@ -16,6 +16,9 @@
 //!
 //! (also written to `target/tmp/fault-suite.md`).
 
+mod common;
+use common::{copy_tree, edit_json, flip_bytes};
+
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -325,6 +328,23 @@ fn argument_cases() -> Vec<Case> {
     }
     let bad: &[(&[&str], &str)] = &[
         (&["no-such-command"], "no-such-command"),
+        (
+            &[
+                "egdb",
+                "build",
+                "--variant",
+                "konane",
+                "--pieces",
+                "2",
+                "--out",
+                "/nonexistent/t",
+            ],
+            "full-board",
+        ),
+        (
+            &["egdb", "build", "--pieces", "0", "--out", "/nonexistent/t"],
+            "0 pieces",
+        ),
         (
             &["match", "--a", "random", "--b", "random", "--games", "0"],
             "--games",
@@ -726,6 +746,36 @@ fn output_cases(dir: &Path) -> Vec<Case> {
         &["--version"],
         &["match", "--help"],
         &["play", "--player", "random"],
+        &["analyze", "--player", "mcts:sims=8"],
+        &[
+            "bench",
+            "nn",
+            "--config",
+            "configs/tiny.toml",
+            "--seconds",
+            "0.05",
+            "--batches",
+            "1",
+        ],
+    ] {
+        cases.push(case(C, args, "standard output").to_full_stdout());
+    }
+    let shards = dir
+        .join("full-stdout-shards")
+        .to_string_lossy()
+        .into_owned();
+    let onnx = dir.join("full-stdout.onnx").to_string_lossy().into_owned();
+    for args in [
+        &[
+            "selfplay",
+            "--config",
+            "configs/tiny.toml",
+            "--games",
+            "2",
+            "--out",
+            &shards,
+        ][..],
+        &["export", "--model", model, "--out", &onnx],
     ] {
         cases.push(case(C, args, "standard output").to_full_stdout());
     }
@@ -884,35 +934,6 @@ fn base_run(dir: &Path) -> PathBuf {
         String::from_utf8_lossy(&out.stderr)
     );
     base
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
-
-fn flip_bytes(path: &Path, count: usize) {
-    let mut bytes = std::fs::read(path).unwrap();
-    let stride = bytes.len() / (count + 1);
-    for i in 1..=count {
-        bytes[i * stride] ^= 0x5A;
-    }
-    std::fs::write(path, bytes).unwrap();
-}
-
-fn edit_json(path: &Path, key: &str, value: serde_json::Value) {
-    let mut v: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    v[key] = value;
-    std::fs::write(path, serde_json::to_string_pretty(&v).unwrap()).unwrap();
 }
 
 type Damage = Box<dyn Fn(&Path)>;

@@ -558,6 +558,7 @@ mod tests {
                 tammi_version: "9.9.9".into(),
                 git_revision: String::new(),
                 created: String::new(),
+                config: None,
             },
         )
         .unwrap();
