@@ -93,7 +93,7 @@ impl Case {
         self.watch.push(path.into());
         self
     }
-    fn to_full_stdout(mut self) -> Case {
+    fn with_full_stdout(mut self) -> Case {
         self.full_stdout = true;
         self
     }
@@ -758,7 +758,7 @@ fn output_cases(dir: &Path) -> Vec<Case> {
             "1",
         ],
     ] {
-        cases.push(case(C, args, "standard output").to_full_stdout());
+        cases.push(case(C, args, "standard output").with_full_stdout());
     }
     let shards = dir
         .join("full-stdout-shards")
@@ -777,7 +777,7 @@ fn output_cases(dir: &Path) -> Vec<Case> {
         ][..],
         &["export", "--model", model, "--out", &onnx],
     ] {
-        cases.push(case(C, args, "standard output").to_full_stdout());
+        cases.push(case(C, args, "standard output").with_full_stdout());
     }
     let m = |out: &str| {
         vec![
