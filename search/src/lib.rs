@@ -36,6 +36,7 @@
 pub mod alphabeta;
 pub mod eval;
 pub mod mcts;
+pub mod nnue;
 mod noise;
 pub mod openings;
 mod params;
