@@ -221,21 +221,7 @@ fn a_given_position_is_played_to_its_end_and_a_bad_one_is_refused() {
     assert!(acc.starts_with("Atammi") && acc.ends_with('2'), "{acc}");
     let chat = peer.recv().expect("CHAT");
     assert!(chat.contains("no legal move"), "{chat}");
-    // White (tammi) man on 32, black man on 27: 32x21 wins at once.
-    let mut board = ['e'; 50];
-    board[31] = 'w';
-    board[26] = 'z';
-    peer.send(&game_req(
-        'W',
-        &format!("BW{}", board.iter().collect::<String>()),
-    ));
-    assert!(peer.recv().expect("GAMEACC").ends_with('0'));
-    let mv = peer.recv().expect("MOVE");
-    assert_eq!(&mv[5..], "32210127", "{mv}");
-    // tammi ends the game: it wins (3), and wants no next game (1).
-    assert_eq!(peer.recv().as_deref(), Some("E31"));
-    peer.send("E11");
-    assert_eq!(peer.recv(), None, "tammi closes after its one game");
+    quick_win_on(&mut peer);
     drop(peer);
     let (code, stdout, stderr) = tammi.finish();
     assert_eq!(code, 0, "{stdout}{stderr}");
@@ -246,10 +232,10 @@ fn a_given_position_is_played_to_its_end_and_a_bad_one_is_refused() {
     );
 }
 
-/// A well-behaved peer's one-game session: tammi (white, to move) wins at
-/// once with 32x21, the peer agrees and stops.
-fn play_a_quick_win(addr: &str) {
-    let mut peer = Peer::connect(addr);
+/// A one-game session on `peer`'s connection: a white (tammi) man on 32 and
+/// a black man on 27, so 32x21 wins at once; tammi ends the game (it wins:
+/// 3) wanting no next game (1), the peer agrees, tammi closes.
+fn quick_win_on(peer: &mut Peer) {
     let mut board = ['e'; 50];
     board[31] = 'w';
     board[26] = 'z';
@@ -258,10 +244,16 @@ fn play_a_quick_win(addr: &str) {
         &format!("BW{}", board.iter().collect::<String>()),
     ));
     assert!(peer.recv().expect("GAMEACC").ends_with('0'));
-    assert_eq!(&peer.recv().expect("MOVE")[5..], "32210127");
+    let mv = peer.recv().expect("MOVE");
+    assert_eq!(&mv[5..], "32210127", "{mv}");
     assert_eq!(peer.recv().as_deref(), Some("E31"));
     peer.send("E11");
     assert_eq!(peer.recv(), None, "tammi closes after its one game");
+}
+
+/// [`quick_win_on`] from a new peer.
+fn play_a_quick_win(addr: &str) {
+    quick_win_on(&mut Peer::connect(addr));
 }
 
 #[test]

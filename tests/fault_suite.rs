@@ -53,7 +53,8 @@ struct Outcome {
 
 /// What a command-line case must do.
 enum Expect {
-    /// Exit 2 with one `error:` line containing this text.
+    /// Exit 2 with one `error:` line containing this text (each part of
+    /// it, where ` && ` joins several).
     Fails(String),
     /// Exit 0 (a device output that takes the bytes).
     Succeeds,
@@ -242,7 +243,7 @@ fn judge(
             } else if code == Some(2)
                 && lines == 1
                 && last.starts_with("error: ")
-                && last.contains(needle.as_str())
+                && needle.split(" && ").all(|part| last.contains(part))
             {
                 (Verdict::Clean, last)
             } else {
@@ -974,7 +975,7 @@ fn run_cases(dir: &Path) -> Vec<Case> {
         (
             "byte flipped in a shard",
             Box::new(move |r| flip_bytes(&r.join(shard(0, 31)), 1)),
-            shard(0, 31),
+            format!("{} && checksum mismatch", shard(0, 31)),
         ),
         (
             "shard truncated",
@@ -1005,12 +1006,12 @@ fn run_cases(dir: &Path) -> Vec<Case> {
         (
             "byte flipped in optimizer state",
             Box::new(|r| flip_bytes(&r.join("checkpoints/gen-0001/optimizer.bpk"), 1)),
-            "optimizer.bpk".into(),
+            "checkpoints/gen-0001/optimizer.bpk && corrupt".into(),
         ),
         (
             "bytes flipped in trainer net",
             Box::new(|r| flip_bytes(&r.join("checkpoints/gen-0001/trainer-net.bpk"), 16)),
-            "trainer-net.bpk".into(),
+            "checkpoints/gen-0001/trainer-net.bpk && corrupt".into(),
         ),
         (
             "trainer checkpoint deleted",
@@ -1020,7 +1021,7 @@ fn run_cases(dir: &Path) -> Vec<Case> {
         (
             "byte flipped in accepted model",
             Box::new(|r| flip_bytes(&r.join("models/gen-0001/weights.safetensors"), 1)),
-            "models/gen-0001".into(),
+            "models/gen-0001 && corrupt".into(),
         ),
         (
             "accepted model's card garbage",
