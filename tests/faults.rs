@@ -5,7 +5,7 @@
 //! one-line error, never a panic (exit 101) or an abort.
 
 mod common;
-use common::{copy_tree, edit_json, flip_bytes};
+use common::{copy_tree, flip_bytes};
 
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
@@ -27,11 +27,6 @@ fn assert_clean_failure(out: &Output, what: &str, needle: &str) {
     assert_eq!(out.status.code(), Some(2), "{what}: {err}");
     assert!(!err.contains("panicked"), "{what} panicked: {err}");
     assert!(err.contains(needle), "{what}: {err}");
-}
-
-/// Sets one field of a run's `state.json`, as a hand edit would.
-fn edit_state(run: &Path, key: &str, value: serde_json::Value) {
-    edit_json(&run.join("state.json"), key, value);
 }
 
 #[test]
