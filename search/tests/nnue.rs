@@ -94,3 +94,61 @@ fn alpha_beta_searches_alike_with_the_incremental_and_the_full_evaluation() {
         assert!(a.nodes > 100, "{variant}: {} nodes", a.nodes);
     }
 }
+
+#[test]
+fn a_saved_network_loads_back_and_bad_directories_are_named_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let huffing: Variant = "finnish:huffing".parse().unwrap();
+    for variant in [Variant::English, Variant::International, huffing] {
+        let net = NnueNet::random(variant, 16, 9);
+        let path = dir.path().join(variant.name());
+        net.save(&path).unwrap();
+        assert_eq!(NnueNet::load(&path, Some(variant)).unwrap(), net);
+        assert_eq!(NnueNet::load(&path, None).unwrap(), net);
+    }
+    let english = dir.path().join(Variant::English.name());
+    let refused = |path: &std::path::Path, variant: Option<Variant>, needle: &str| {
+        let e = NnueNet::load(path, variant).unwrap_err().to_string();
+        assert!(e.contains(&*path.to_string_lossy()), "{e}");
+        assert!(e.contains(needle), "wanted '{needle}': {e}");
+    };
+    // Another variant than asked for.
+    refused(
+        &english,
+        Some(Variant::International),
+        "not for international",
+    );
+    // An MCTS model directory.
+    let mcts = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../models/english-default");
+    refused(&mcts, Some(Variant::English), "not a search evaluation");
+    // Nothing there.
+    refused(&dir.path().join("none"), None, "card.json");
+    // Damaged weights.
+    let damaged = dir.path().join("damaged");
+    NnueNet::random(Variant::English, 16, 9)
+        .save(&damaged)
+        .unwrap();
+    let w = damaged.join("weights.safetensors");
+    let mut bytes = std::fs::read(&w).unwrap();
+    let at = bytes.len() - 10;
+    bytes[at] ^= 0x40;
+    std::fs::write(&w, bytes).unwrap();
+    refused(&damaged, None, "corrupt");
+    // A card whose width does not fit the weights.
+    let reshaped = dir.path().join("reshaped");
+    NnueNet::random(Variant::English, 16, 9)
+        .save(&reshaped)
+        .unwrap();
+    let card = reshaped.join("card.json");
+    let text = std::fs::read_to_string(&card)
+        .unwrap()
+        .replace("\"width\": 16", "\"width\": 32");
+    std::fs::write(&card, text).unwrap();
+    refused(&reshaped, None, "w1 holds");
+    // A card of another kind.
+    let text = std::fs::read_to_string(&card)
+        .unwrap()
+        .replace("\"search-eval\"", "\"policy-value\"");
+    std::fs::write(&card, text).unwrap();
+    refused(&reshaped, None, "a policy-value model");
+}

@@ -24,6 +24,12 @@
 //! removes several, a promotion swaps a man for a king, a huffing removal
 //! takes a piece before the move), so a leaf costs the two small layers and
 //! no allocation.
+//!
+//! On disk a network is a model directory of its own kind ([`EvalCard`]).
+
+mod file;
+
+pub use file::{CARD_FILE, EvalCard, KIND, WEIGHTS_FILE};
 
 use crate::alphabeta::MAX_PLY;
 use crate::eval::Evaluation;
@@ -230,21 +236,13 @@ impl NnueNet {
         }
         for (j, out) in scratch.l2.iter_mut().enumerate() {
             let row = &self.w2[j * 2 * h..(j + 1) * 2 * h];
-            let dot: f32 = row.iter().zip(&input[..2 * h]).map(|(w, x)| w * x).sum();
-            *out = (dot + self.b2[j]).clamp(0.0, 1.0);
+            *out = (dot(row, &input[..2 * h]) + self.b2[j]).clamp(0.0, 1.0);
         }
         for (j, out) in scratch.l3.iter_mut().enumerate() {
             let row = &self.w3[j * HIDDEN..(j + 1) * HIDDEN];
-            let dot: f32 = row.iter().zip(&scratch.l2).map(|(w, x)| w * x).sum();
-            *out = (dot + self.b3[j]).clamp(0.0, 1.0);
+            *out = (dot(row, &scratch.l2) + self.b3[j]).clamp(0.0, 1.0);
         }
-        let v: f32 = self
-            .w4
-            .iter()
-            .zip(&scratch.l3)
-            .map(|(w, x)| w * x)
-            .sum::<f32>()
-            + self.b4;
+        let v = dot(&self.w4, &scratch.l3) + self.b4;
         // Well inside the search's table-win bound.
         (v * self.scale).clamp(-9_000.0, 9_000.0).round() as i32
     }
@@ -256,6 +254,28 @@ impl NnueNet {
         self.refresh(pos, &mut acc);
         self.output(&acc, pos.side_to_move(), &mut Scratch::new(self.width))
     }
+}
+
+/// A dot product in 16 independent lanes, so that the compiler keeps it in
+/// SIMD registers (a plain `sum()` of f32 products must add in order and
+/// stays scalar).
+#[inline]
+fn dot(a: &[f32], b: &[f32]) -> f32 {
+    const LANES: usize = 16;
+    let mut acc = [0.0f32; LANES];
+    let (ca, cb) = (a.chunks_exact(LANES), b.chunks_exact(LANES));
+    let tail: f32 = ca
+        .remainder()
+        .iter()
+        .zip(cb.remainder())
+        .map(|(x, y)| x * y)
+        .sum();
+    for (x, y) in ca.zip(cb) {
+        for i in 0..LANES {
+            acc[i] += x[i] * y[i];
+        }
+    }
+    acc.iter().sum::<f32>() + tail
 }
 
 /// The pieces of a position by colour and kind, as bitboards.
