@@ -44,6 +44,8 @@ enum Command {
     Selfplay(commands::selfplay::Args),
     /// Train a network from scratch: self-play, training, gating and ladder, generation after generation.
     Train(commands::train::Args),
+    /// Train a learned evaluation for alpha-beta from nothing: MCTS self-play, a fit, bootstrap rounds (`alphabeta:eval=RUN/model`).
+    TrainEval(commands::train_eval::Args),
     /// Self-play worker for a trainer on shared storage (`[external] enabled = true`; clusters, other machines).
     Worker(commands::worker::Args),
     /// Export a model for other front ends: ONNX or safetensors, with a JSON card.
@@ -112,6 +114,7 @@ fn main() -> ExitCode {
         Command::Infer(args) => commands::infer::run(&args),
         Command::Selfplay(args) => commands::selfplay::run(&args),
         Command::Train(args) => commands::train::run(&args),
+        Command::TrainEval(args) => commands::train_eval::run(&args),
         Command::Worker(args) => commands::worker::run(&args),
         Command::Export(args) => commands::export::run(&args),
         Command::Bench(args) => commands::bench::run(&args),

@@ -483,6 +483,11 @@ fn spec_cases() -> Vec<Case> {
         ("alphabeta:depth=4,hash=-1", "hash"),
         ("alphabeta:colour=red", "colour"),
         ("alphabeta:depth=2,egdb=", "egdb"),
+        ("alphabeta:depth=2,eval=", "eval"),
+        (
+            "alphabeta:depth=2,eval=/nonexistent/net",
+            "/nonexistent/net",
+        ),
         ("mcts:sims=0", "sims"),
         ("mcts:sims=abc", "sims"),
         ("mcts:sims=99999999999", "sims"),
@@ -1184,6 +1189,206 @@ fn model_cases(dir: &Path) -> Vec<Case> {
     cases
 }
 
+/// A learned evaluation's model directory (issue 36), damaged in every way
+/// a download or an edit can, given to a player spec and to `export`; and
+/// `train-eval` started wrongly.
+fn search_eval_cases(dir: &Path) -> Vec<Case> {
+    let good = dir.join("eval-good");
+    tammi_search::nnue::NnueNet::random(tammi_rules::Variant::English, 16, 1)
+        .save(&good)
+        .unwrap();
+    let damages: Vec<(&str, Damage, &str)> = vec![
+        (
+            "weights flipped",
+            Box::new(|m| flip_bytes(&m.join("weights.safetensors"), 40)),
+            "corrupt",
+        ),
+        (
+            "weights truncated",
+            Box::new(|m| {
+                let p = m.join("weights.safetensors");
+                let b = std::fs::read(&p).unwrap();
+                std::fs::write(&p, &b[..b.len() / 2]).unwrap();
+            }),
+            "weights",
+        ),
+        (
+            "weights deleted",
+            Box::new(|m| std::fs::remove_file(m.join("weights.safetensors")).unwrap()),
+            "weights",
+        ),
+        (
+            "card deleted",
+            Box::new(|m| std::fs::remove_file(m.join("card.json")).unwrap()),
+            "card.json",
+        ),
+        (
+            "card of an MCTS model",
+            Box::new(|m| {
+                edit_json(
+                    &m.join("card.json"),
+                    "kind",
+                    serde_json::json!("policy-value"),
+                )
+            }),
+            "card",
+        ),
+        (
+            "card of another variant",
+            Box::new(|m| {
+                edit_json(
+                    &m.join("card.json"),
+                    "variant",
+                    serde_json::json!("international"),
+                )
+            }),
+            "international",
+        ),
+        (
+            "card of another width",
+            Box::new(|m| edit_json(&m.join("card.json"), "width", serde_json::json!(32))),
+            "w1",
+        ),
+    ];
+    let mut cases = Vec::new();
+    for (i, (what, damage, needle)) in damages.iter().enumerate() {
+        let copy = dir.join(format!("eval-{i}"));
+        copy_tree(&good, &copy);
+        damage(&copy);
+        let m = copy.to_string_lossy().into_owned();
+        let spec = format!("alphabeta:eval={m},depth=2");
+        let out = dir
+            .join(format!("eval-{i}.safetensors"))
+            .to_string_lossy()
+            .into_owned();
+        for args in [
+            vec!["analyze", "--player", spec.as_str()],
+            vec![
+                "match",
+                "--a",
+                spec.as_str(),
+                "--b",
+                "random",
+                "--games",
+                "2",
+            ],
+            vec![
+                "export",
+                "--model",
+                m.as_str(),
+                "--format",
+                "safetensors",
+                "--out",
+                out.as_str(),
+            ],
+        ] {
+            cases.push(
+                case("model files", &args, needle)
+                    .watching(&copy)
+                    .labelled(what),
+            );
+        }
+    }
+    // An MCTS model where a search evaluation belongs, and the reverse.
+    let mcts = Path::new(ROOT).join("models/english-default");
+    let mcts = mcts.to_string_lossy().into_owned();
+    let g = good.to_string_lossy().into_owned();
+    let as_eval = format!("alphabeta:eval={mcts},depth=2");
+    let as_mcts = format!("mcts:model={g},sims=8");
+    cases.push(
+        case(
+            "model files",
+            &["analyze", "--player", &as_eval],
+            "search-eval",
+        )
+        .labelled("MCTS model as eval"),
+    );
+    cases.push(
+        case("model files", &["analyze", "--player", &as_mcts], "card")
+            .labelled("eval as MCTS model"),
+    );
+    let onnx = dir.join("eval.onnx").to_string_lossy().into_owned();
+    cases.push(
+        case(
+            "model files",
+            &["export", "--model", &g, "--out", &onnx],
+            "safetensors",
+        )
+        .labelled("eval exported as ONNX"),
+    );
+    // train-eval started wrongly.
+    let cfg = |name: &str, text: &str| {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_string_lossy().into_owned()
+    };
+    let bad_key = cfg("se-bad-key.toml", "[net]\nwidht = 64\n");
+    let bad_width = cfg("se-bad-width.toml", "[net]\nwidth = 0\n");
+    let missing_mcts = cfg(
+        "se-missing.toml",
+        "[selfplay]\nconfig = \"no-such.toml\"\nhours = 0.1\n",
+    );
+    let full = dir.join("se-full");
+    std::fs::create_dir_all(&full).unwrap();
+    std::fs::write(full.join("notes.txt"), "mine").unwrap();
+    let run = |name: &str| dir.join(name).to_string_lossy().into_owned();
+    let full_s = full.to_string_lossy().into_owned();
+    let fresh = cfg("se-fresh.toml", "[selfplay]\nhours = 0.0\n");
+    for (args, needle) in [
+        (
+            vec!["train-eval", "--run", run("se-none").as_str()],
+            "--config".to_string(),
+        ),
+        (
+            vec![
+                "train-eval",
+                "--config",
+                bad_key.as_str(),
+                "--run",
+                run("se-1").as_str(),
+            ],
+            "widht".into(),
+        ),
+        (
+            vec![
+                "train-eval",
+                "--config",
+                bad_width.as_str(),
+                "--run",
+                run("se-2").as_str(),
+            ],
+            "net.width".into(),
+        ),
+        (
+            vec![
+                "train-eval",
+                "--config",
+                missing_mcts.as_str(),
+                "--run",
+                run("se-3").as_str(),
+            ],
+            "no-such.toml".into(),
+        ),
+        (
+            vec![
+                "train-eval",
+                "--config",
+                fresh.as_str(),
+                "--run",
+                full_s.as_str(),
+            ],
+            "not empty".into(),
+        ),
+    ] {
+        let mut c = case("run directories", &args, &needle).labelled("train-eval");
+        if args.contains(&full_s.as_str()) {
+            c = c.watching(&full);
+        }
+        cases.push(c);
+    }
+    cases
+}
+
 fn hub_cases() -> Vec<Case> {
     let lines: &[&[u8]] = &[
         b"level move-time=1e308",
@@ -1565,6 +1770,7 @@ fn the_fault_suite_finds_only_clean_errors() {
     cases.extend(endless_cases(dir.path()));
     cases.extend(run_cases(dir.path()));
     cases.extend(model_cases(dir.path()));
+    cases.extend(search_eval_cases(dir.path()));
     cases.extend(hub_cases());
     let mut outcomes = run_all(&cases, &scratch);
     outcomes.extend(dxp_cases());

@@ -2,6 +2,7 @@
 
 use crate::alphabeta::{AlphaBeta, SearchLimits, SearchOptions};
 use crate::mcts::{Decision, MoveBudget, Search};
+use crate::nnue::{EvalChoice, LeafEval, MATERIAL_EVAL, NnueError, NnueNet};
 use crate::params::SearchParams;
 use crate::proof::ProofSearch;
 use crate::spec::PlayerSpec;
@@ -45,6 +46,9 @@ pub enum PlayerError {
     /// The spec's endgame tables could not be opened.
     #[error(transparent)]
     Tables(#[from] EgdbError),
+    /// The spec's learned evaluation could not be loaded.
+    #[error("eval: {0}")]
+    EvalNet(#[from] NnueError),
     /// The spec's endgame tables are of another variant.
     #[error("{} holds {found} tables, not {wanted}", dir.display())]
     TablesOfVariant {
@@ -93,17 +97,29 @@ impl Player for RandomPlayer {
     }
 }
 
-/// The alpha-beta baseline with fixed limits per move.
+/// Alpha-beta with fixed limits per move, scoring leaves with the
+/// handcrafted evaluation or a learned one.
 pub struct AlphaBetaPlayer {
-    engine: AlphaBeta,
+    engine: AlphaBeta<LeafEval>,
     limits: SearchLimits,
     name: String,
 }
 
 impl AlphaBetaPlayer {
+    /// The handcrafted alpha-beta baseline.
     pub fn new(limits: SearchLimits, options: SearchOptions, name: String) -> AlphaBetaPlayer {
+        AlphaBetaPlayer::with_eval(limits, options, name, &EvalChoice::Handcrafted)
+    }
+
+    /// Alpha-beta scoring its leaves with `net` (the handcrafted evaluation without).
+    pub fn with_eval(
+        limits: SearchLimits,
+        options: SearchOptions,
+        name: String,
+        eval: &EvalChoice,
+    ) -> AlphaBetaPlayer {
         AlphaBetaPlayer {
-            engine: AlphaBeta::new(options),
+            engine: AlphaBeta::with_eval(options, eval.leaf()),
             limits,
             name,
         }
@@ -293,6 +309,67 @@ pub fn shared_tables(dir: &Path, variant: Variant) -> Result<Arc<Egdb>, PlayerEr
     Ok(tables)
 }
 
+/// Loads a learned evaluation once per process (see [`shared_tables`]):
+/// every player of a match shares its weights.
+pub fn shared_net(dir: &Path, variant: Variant) -> Result<Arc<NnueNet>, PlayerError> {
+    static CACHE: OnceLock<Mutex<HashMap<PathBuf, Arc<NnueNet>>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    let mut map = cache.lock().expect("no panics while locked");
+    if let Some(net) = map.get(dir)
+        && net.variant() == variant
+    {
+        return Ok(net.clone());
+    }
+    let net = Arc::new(NnueNet::load(dir, Some(variant))?);
+    map.insert(dir.to_path_buf(), net.clone());
+    Ok(net)
+}
+
+/// The evaluation `eval=` names: none for the handcrafted one,
+/// [`MATERIAL_EVAL`] for material only, else a model directory.
+pub fn eval_choice(eval: Option<&Path>, variant: Variant) -> Result<EvalChoice, PlayerError> {
+    Ok(match eval {
+        None => EvalChoice::Handcrafted,
+        Some(p) if p == Path::new(MATERIAL_EVAL) => EvalChoice::Material,
+        Some(dir) => EvalChoice::Learned(shared_net(dir, variant)?),
+    })
+}
+
+/// An alpha-beta engine and its limits as an `alphabeta` spec names them
+/// (learned evaluation, tables, hash), for callers that want the whole
+/// search result rather than a player's move (`analyze`, the server).
+pub fn alphabeta_engine(
+    spec: &PlayerSpec,
+    variant: Variant,
+) -> Result<Option<(AlphaBeta<LeafEval>, SearchLimits)>, PlayerError> {
+    let PlayerSpec::AlphaBeta {
+        depth,
+        movetime,
+        hash_mb,
+        egdb,
+        eval,
+    } = spec
+    else {
+        return Ok(None);
+    };
+    let mut engine = AlphaBeta::with_eval(
+        SearchOptions {
+            tt_megabytes: *hash_mb,
+            ..SearchOptions::default()
+        },
+        eval_choice(eval.as_deref(), variant)?.leaf(),
+    );
+    if let Some(dir) = egdb {
+        engine.set_tables(Some(shared_tables(dir, variant)?));
+    }
+    let limits = SearchLimits {
+        depth: *depth,
+        movetime: *movetime,
+        nodes: None,
+    };
+    Ok(Some((engine, limits)))
+}
+
 /// What a spec needs loaded before players can be made from it: the
 /// network (on the spec's backend) and the endgame tables, loaded once and
 /// shared by every player made, for as long as the factory lives.  A match
@@ -302,6 +379,8 @@ pub struct PlayerFactory {
     spec: PlayerSpec,
     variant: Variant,
     evaluator: Option<Arc<dyn Evaluator>>,
+    /// An alpha-beta player's evaluation.
+    eval: EvalChoice,
     tables: Option<Arc<Egdb>>,
 }
 
@@ -309,9 +388,13 @@ impl PlayerFactory {
     /// Loads what `spec` needs for `variant`; a bad model, backend or table
     /// directory is an error here, before any game.
     pub fn new(spec: &PlayerSpec, variant: Variant) -> Result<PlayerFactory, PlayerError> {
+        let mut choice = EvalChoice::Handcrafted;
         let (evaluator, egdb): (Option<Arc<dyn Evaluator>>, _) = match spec {
             PlayerSpec::Random => (None, None),
-            PlayerSpec::AlphaBeta { egdb, .. } => (None, egdb.as_deref()),
+            PlayerSpec::AlphaBeta { egdb, eval, .. } => {
+                choice = eval_choice(eval.as_deref(), variant)?;
+                (None, egdb.as_deref())
+            }
             PlayerSpec::Mcts {
                 model,
                 egdb,
@@ -327,6 +410,7 @@ impl PlayerFactory {
             spec: spec.clone(),
             variant,
             evaluator,
+            eval: choice,
             tables,
         })
     }
@@ -341,7 +425,7 @@ impl PlayerFactory {
                 hash_mb,
                 ..
             } => {
-                let player = AlphaBetaPlayer::new(
+                let player = AlphaBetaPlayer::with_eval(
                     SearchLimits {
                         depth: *depth,
                         movetime: *movetime,
@@ -352,6 +436,7 @@ impl PlayerFactory {
                         ..SearchOptions::default()
                     },
                     self.spec.to_string(),
+                    &self.eval,
                 );
                 Box::new(match &self.tables {
                     Some(t) => player.with_tables(t.clone()),

@@ -1,6 +1,7 @@
 //! Player specifications as written on the command line: `random`,
 //! `alphabeta:depth=6`, `alphabeta:movetime=100ms`, `mcts:model=PATH,sims=200`
-//! (`backend=cuda` runs its network on a GPU build's backend; `solve=20000`
+//! (`alphabeta:eval=DIR,movetime=200ms` scores leaves with a learned
+//! evaluation; `backend=cuda` runs its network on a GPU build's backend; `solve=20000`
 //! proves wins with alpha-beta before each MCTS search).
 
 use std::fmt;
@@ -22,6 +23,10 @@ pub enum PlayerSpec {
         hash_mb: usize,
         /// Endgame table directory (`egdb=DIR`), if the search uses tables.
         egdb: Option<PathBuf>,
+        /// A learned evaluation's model directory (`eval=DIR`, a card of
+        /// kind `search-eval`) scoring the leaves instead of the handcrafted
+        /// evaluation; `eval=material` scores material only.
+        eval: Option<PathBuf>,
     },
     /// A network through MCTS, by simulations or time (needs the self-play layer).
     Mcts {
@@ -161,6 +166,7 @@ impl FromStr for PlayerSpec {
             },
             "alphabeta" => {
                 let (mut depth, mut movetime, mut hash_mb, mut egdb) = (None, None, 32, None);
+                let mut eval = None;
                 for (k, v) in pairs {
                     if search_key(k, v, &mut movetime, &mut egdb)? {
                         continue;
@@ -168,7 +174,13 @@ impl FromStr for PlayerSpec {
                     match k {
                         "depth" => depth = Some(parse_u32(k, v, 100)?),
                         "hash" => hash_mb = parse_u32(k, v, MAX_HASH_MB)? as usize,
-                        _ => return Err(unknown(k, "depth, movetime, hash, egdb")),
+                        "eval" if v.is_empty() => {
+                            return Err(SpecError(
+                                "eval needs a model directory (eval=DIR)".into(),
+                            ));
+                        }
+                        "eval" => eval = Some(PathBuf::from(v)),
+                        _ => return Err(unknown(k, "depth, movetime, hash, egdb, eval")),
                     }
                 }
                 require_budget("alphabeta", "depth=N", depth.is_some(), movetime)?;
@@ -177,6 +189,7 @@ impl FromStr for PlayerSpec {
                     movetime,
                     hash_mb,
                     egdb,
+                    eval,
                 })
             }
             "mcts" => {
@@ -234,10 +247,12 @@ impl fmt::Display for PlayerSpec {
                 depth,
                 movetime,
                 egdb,
+                eval,
                 ..
             } => (
                 "alphabeta",
                 vec![
+                    eval.as_ref().map(|m| format!("eval={}", m.display())),
                     depth.map(|d| format!("depth={d}")),
                     movetime_part(movetime),
                     egdb_part(egdb),
@@ -291,6 +306,7 @@ mod tests {
                 movetime: None,
                 hash_mb: 32,
                 egdb: None,
+                eval: None,
             }
         );
         assert_eq!(
@@ -300,6 +316,7 @@ mod tests {
                 movetime: Some(Duration::from_millis(100)),
                 hash_mb: 32,
                 egdb: None,
+                eval: None,
             }
         );
         assert!(matches!(
@@ -315,6 +332,7 @@ mod tests {
             "alphabeta:depth=6",
             "alphabeta:movetime=250ms",
             "alphabeta:depth=6,egdb=tables/english",
+            "alphabeta:eval=models/english-ab,movetime=200ms",
             "random",
             "mcts:sims=5",
             "mcts:sims=5,egdb=tables/english",
@@ -355,6 +373,8 @@ mod tests {
             "mcts:sims=5,sims=6",
             "alphabeta:depth=2,,",
             "alphabeta:,depth=2",
+            "alphabeta:depth=2,eval=",
+            "alphabeta:eval=m",
         ] {
             assert!(bad.parse::<PlayerSpec>().is_err(), "{bad}");
         }

@@ -3,8 +3,8 @@
 use super::{CliError, CliResult, PositionArgs};
 use std::time::Instant;
 use tammi_rules::{Game, move_text};
-use tammi_search::player::{make_player, shared_tables};
-use tammi_search::{AlphaBeta, PlayerSpec, SearchLimits, SearchOptions};
+use tammi_search::PlayerSpec;
+use tammi_search::player::{alphabeta_engine, make_player};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -22,31 +22,11 @@ pub struct Args {
 pub fn run(args: &Args) -> CliResult {
     let pos = args.position.position()?;
     let game = Game::from_position(pos);
-    let PlayerSpec::AlphaBeta {
-        depth,
-        movetime,
-        hash_mb,
-        egdb,
-    } = args.player.clone()
-    else {
+    let Some((mut engine, limits)) = alphabeta_engine(&args.player, pos.variant())? else {
         return analyze_with_player(args, &game);
     };
-    let mut engine = AlphaBeta::new(SearchOptions {
-        tt_megabytes: hash_mb,
-        ..Default::default()
-    });
-    let uses_tables = egdb.is_some();
-    if let Some(dir) = egdb {
-        engine.set_tables(Some(shared_tables(&dir, pos.variant())?));
-    }
-    let r = engine.search(
-        &game,
-        &SearchLimits {
-            depth,
-            movetime,
-            nodes: None,
-        },
-    );
+    let uses_tables = matches!(&args.player, PlayerSpec::AlphaBeta { egdb: Some(_), .. });
+    let r = engine.search(&game, &limits);
     let v = pos.variant();
     let best = r.best.map(|m| move_text(v, &m));
     let pv: Vec<String> = r.pv.iter().map(|m| move_text(v, m)).collect();

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use tammi_model::export::{export_card, export_onnx, export_safetensors};
 use tammi_model::{DeviceChoice, Model};
 use tammi_rules::Variant;
+use tammi_search::nnue::{CARD_FILE, KIND, NnueNet, WEIGHTS_FILE};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -42,7 +43,64 @@ pub fn card_path(out: &Path) -> PathBuf {
     out.with_file_name(name)
 }
 
+/// Whether `dir` holds a search evaluation (its card says `kind: search-eval`).
+fn is_search_eval(dir: &Path) -> bool {
+    std::fs::read_to_string(dir.join(CARD_FILE))
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .is_some_and(|card| card["kind"] == KIND)
+}
+
+/// A search evaluation (`tammi train-eval`'s model): its safetensors, with
+/// its card (shape, inputs, scale, digest) beside them.  There is no ONNX
+/// export of it: its first layer is meant to be kept incrementally, which
+/// an ONNX graph cannot express, and a dense one would mislead.
+fn export_search_eval(args: &Args) -> CliResult {
+    if args.format != Format::Safetensors {
+        return Err(CliError(format!(
+            "{} is a search evaluation: export it with --format safetensors (no ONNX graph \
+             is written for it)",
+            args.model.display()
+        )));
+    }
+    // Loading checks the card, the shapes and the digest before anything is copied.
+    let net = NnueNet::load(&args.model, None)?;
+    let weights = std::fs::read(args.model.join(WEIGHTS_FILE))
+        .map_err(|e| CliError(format!("{}: {e}", args.model.join(WEIGHTS_FILE).display())))?;
+    let mut card: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(args.model.join(CARD_FILE))
+            .map_err(|e| CliError(format!("{}: {e}", args.model.display())))?,
+    )?;
+    card["format"] = "safetensors".into();
+    card["file"] = args
+        .out
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .ok_or_else(|| CliError(format!("--out {} names no file", args.out.display())))?
+        .into();
+    if let Some(parent) = args.out.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| CliError(format!("{}: {e}", parent.display())))?;
+    }
+    write_atomic(&args.out, &weights)?;
+    let card_file = card_path(&args.out);
+    let json = serde_json::to_string_pretty(&card).expect("cards serialise");
+    write_atomic(&card_file, format!("{json}\n").as_bytes())?;
+    outln!(
+        "{} ({} bytes, search evaluation for {}, width {}) and {}",
+        args.out.display(),
+        weights.len(),
+        net.variant(),
+        net.width(),
+        card_file.display()
+    );
+    Ok(())
+}
+
 pub fn run(args: &Args) -> CliResult {
+    if is_search_eval(&args.model) {
+        return export_search_eval(args);
+    }
     let model = Model::load(&args.model, args.variant, DeviceChoice::Flex)?;
     let (bytes, format, tensors) = match args.format {
         Format::Onnx => (export_onnx(&model)?, "onnx", Vec::new()),

@@ -43,6 +43,7 @@ pub mod ratings;
 pub mod selfplay;
 pub mod serve;
 pub mod train;
+pub mod train_eval;
 pub mod worker;
 
 use std::fmt;

@@ -38,11 +38,42 @@ pub struct Args {
 }
 
 /// The terminal display: a bar per stage, summary lines above it.
-struct Display {
+pub(crate) struct Display {
     bar: Mutex<Option<ProgressBar>>,
     started: Instant,
     /// Last gate and ladder results, shown on the bar.
     latest: Mutex<(String, String)>,
+}
+
+impl Display {
+    pub(crate) fn new() -> Display {
+        Display {
+            bar: Mutex::new(None),
+            started: Instant::now(),
+            latest: Mutex::new((String::new(), String::new())),
+        }
+    }
+
+    /// A bar of `total` units for a stage that is not a generation's.
+    pub(crate) fn start_bar(&self, name: &str, total: u64, unit: &str) {
+        let bar = ProgressBar::new(total);
+        bar.set_style(
+            ProgressStyle::with_template(&format!(
+                "{{elapsed_precise}} {name:<10} [{{bar:25}}] {{pos}}/{{len}} {unit} (eta {{eta}}) {{msg}}"
+            ))
+            .expect("valid template"),
+        );
+        if let Some(old) = self.bar.lock().expect("no panic while locked").replace(bar) {
+            old.finish_and_clear();
+        }
+    }
+
+    /// Clears the bar at the end.
+    pub(crate) fn finish(&self) {
+        if let Some(bar) = self.bar.lock().expect("no panic while locked").take() {
+            bar.finish_and_clear();
+        }
+    }
 }
 
 impl Observer for Display {
@@ -148,20 +179,14 @@ pub fn run(args: &Args) -> CliResult {
     }
     let cfg = run_config(&args.run)?;
     super::selfplay::size_rayon_pool(cfg.selfplay.threads.max(cfg.run.match_threads));
-    let display = Display {
-        bar: Mutex::new(None),
-        started: Instant::now(),
-        latest: Mutex::new((String::new(), String::new())),
-    };
+    let display = Display::new();
     let options = RunOptions {
         only: args.only,
         generations: args.generations,
         max_hours: args.hours,
     };
     let stopped = train(&args.run, &options, &display);
-    if let Some(bar) = display.bar.lock().expect("no panic while locked").take() {
-        bar.finish_and_clear();
-    }
+    display.finish();
     let stopped = stopped?;
     outln!(
         "stopped: {stopped}; continue with `tammi train --run {}`",

@@ -186,6 +186,7 @@ pub fn play_ladder(
             movetime: None,
             hash_mb: 16,
             egdb: None,
+            eval: None,
         };
         let match_cfg = MatchConfig {
             variant,

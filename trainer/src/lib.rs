@@ -25,6 +25,7 @@ pub mod report;
 pub mod run;
 pub mod rundir;
 pub mod schedule;
+pub mod search_eval;
 
 pub use config::{ConfigError, RunConfig};
 pub use replay::{ReplayBuffer, ReplayError, WindowConfig, allowed_steps};

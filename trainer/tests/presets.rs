@@ -130,8 +130,19 @@ fn every_preset_loads() {
     let mut loaded = 0;
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
+        let search_eval = path
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with("search-eval"));
         if path.extension().is_some_and(|e| e == "toml") {
-            RunConfig::load(&path).unwrap_or_else(|e| panic!("{e}"));
+            if search_eval {
+                // `tammi train-eval` configs, whose MCTS run's config must load too.
+                let cfg = tammi_trainer::search_eval::SearchEvalConfig::load(&path)
+                    .unwrap_or_else(|e| panic!("{e}"));
+                RunConfig::load(&path.with_file_name(&cfg.selfplay.config))
+                    .unwrap_or_else(|e| panic!("{e}"));
+            } else {
+                RunConfig::load(&path).unwrap_or_else(|e| panic!("{e}"));
+            }
             loaded += 1;
         }
     }

@@ -180,17 +180,9 @@ impl NnueNet {
         self.scale
     }
 
-    /// The feature of a piece (`color`, king or not, on the square at `bit`)
-    /// seen from `perspective`.
     #[inline]
     fn feature(&self, perspective: Color, color: Color, king: bool, square: usize) -> usize {
-        let square = if perspective == Color::Black {
-            square
-        } else {
-            self.squares - 1 - square
-        };
-        let kind = 2 * usize::from(color != perspective) + usize::from(king);
-        kind * self.squares + square
+        feature_index(self.squares, perspective, color, king, square)
     }
 
     /// Adds (`sign` 1) or removes (-1) the pieces of `bits` to both accumulators.
@@ -253,6 +245,42 @@ impl NnueNet {
         let mut acc = [Vec::new(), Vec::new()];
         self.refresh(pos, &mut acc);
         self.output(&acc, pos.side_to_move(), &mut Scratch::new(self.width))
+    }
+}
+
+/// The feature of a piece (`color`, king or not, on playable `square` of a
+/// board of `squares`) seen from `perspective`: the second perspective sees
+/// the board turned by 180 degrees.
+#[inline]
+fn feature_index(
+    squares: usize,
+    perspective: Color,
+    color: Color,
+    king: bool,
+    square: usize,
+) -> usize {
+    let square = if perspective == Color::Black {
+        square
+    } else {
+        squares - 1 - square
+    };
+    let kind = 2 * usize::from(color != perspective) + usize::from(king);
+    kind * squares + square
+}
+
+/// The active features of `pos` seen from `perspective`, one per piece,
+/// appended to `out`: what a trainer feeds the first layer (the network
+/// sums `W1` over exactly these rows).
+pub fn active_features(pos: &Position, perspective: Color, out: &mut Vec<u16>) {
+    let g = pos.variant().geometry();
+    let squares = g.squares();
+    for (color, king, mut bits) in PieceBits::of(pos).groups() {
+        while bits != 0 {
+            let bit = bits.trailing_zeros();
+            bits &= bits - 1;
+            let square = g.square(bit).0 as usize;
+            out.push(feature_index(squares, perspective, color, king, square) as u16);
+        }
     }
 }
 
@@ -384,6 +412,71 @@ impl Evaluation for NnueEval {
         }
         self.net
             .output(&self.stack[ply], pos.side_to_move(), &mut self.scratch)
+    }
+}
+
+/// What `eval=` of an alpha-beta spec names for material only (men 100,
+/// kings 150, or 300 where kings fly), the baseline a learned evaluation
+/// must beat first.
+pub const MATERIAL_EVAL: &str = "material";
+
+/// Which evaluation an alpha-beta player searches with, loaded once and
+/// shared by every player of a spec.
+#[derive(Clone, Debug, Default)]
+pub enum EvalChoice {
+    /// The variant's handcrafted evaluation ([`crate::eval::evaluate`]).
+    #[default]
+    Handcrafted,
+    /// Material only ([`crate::eval::material`]).
+    Material,
+    /// A learned network.
+    Learned(std::sync::Arc<NnueNet>),
+}
+
+impl EvalChoice {
+    /// A fresh evaluation for one searcher (a learned one gets its own
+    /// accumulators; the weights are shared).
+    pub fn leaf(&self) -> LeafEval {
+        match self {
+            EvalChoice::Handcrafted => LeafEval::Handcrafted,
+            EvalChoice::Material => LeafEval::Material,
+            EvalChoice::Learned(net) => LeafEval::Learned(Box::new(NnueEval::new(net.clone()))),
+        }
+    }
+}
+
+/// The evaluation an alpha-beta searcher scores its leaves with.  An enum
+/// rather than a trait object, so the handcrafted search pays one
+/// predictable branch per call and no indirection.
+#[derive(Clone, Debug)]
+pub enum LeafEval {
+    Handcrafted,
+    Material,
+    Learned(Box<NnueEval>),
+}
+
+impl Evaluation for LeafEval {
+    #[inline]
+    fn set_root(&mut self, root: &Position) {
+        if let LeafEval::Learned(e) = self {
+            e.set_root(root);
+        }
+    }
+
+    #[inline]
+    fn on_move(&mut self, parent: &Position, mv: &Move, child: &Position, ply: usize) {
+        if let LeafEval::Learned(e) = self {
+            e.on_move(parent, mv, child, ply);
+        }
+    }
+
+    #[inline]
+    fn evaluate(&mut self, pos: &Position, ply: usize) -> i32 {
+        match self {
+            LeafEval::Handcrafted => crate::eval::evaluate(pos),
+            LeafEval::Material => crate::eval::material(pos),
+            LeafEval::Learned(e) => e.evaluate(pos, ply),
+        }
     }
 }
 

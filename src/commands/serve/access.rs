@@ -15,12 +15,18 @@ pub struct Roots {
     pub model: Option<(PathBuf, PathBuf)>,
     /// `--run`, resolved.
     pub run: Option<PathBuf>,
+    /// `--eval` (a learned evaluation for alpha-beta), as given and resolved.
+    pub eval: Option<(PathBuf, PathBuf)>,
 }
 
 impl Roots {
     /// Resolves the directories; one that does not exist is an error now,
     /// not on the first request.
-    pub fn new(model: Option<&Path>, run: Option<&Path>) -> Result<Roots, CliError> {
+    pub fn new(
+        model: Option<&Path>,
+        run: Option<&Path>,
+        eval: Option<&Path>,
+    ) -> Result<Roots, CliError> {
         let resolve = |flag: &str, p: &Path| {
             std::fs::canonicalize(p)
                 .map_err(|e| CliError(format!("{flag} {}: {e}", p.display())))
@@ -36,6 +42,9 @@ impl Roots {
             .map(|p| resolve("--model", p).map(|c| (p.to_path_buf(), c)))
             .transpose()?;
         let run = run.map(|p| resolve("--run", p)).transpose()?;
+        let eval = eval
+            .map(|p| resolve("--eval", p).map(|c| (p.to_path_buf(), c)))
+            .transpose()?;
         if let Some(r) = &run
             && !RunDir::new(r).exists()
         {
@@ -44,14 +53,14 @@ impl Roots {
                 r.display()
             )));
         }
-        Ok(Roots { model, run })
+        Ok(Roots { model, run, eval })
     }
 
     /// `path` resolved, if it lies inside a directory the server was given.
     pub fn check(&self, what: &str, path: &Path) -> Result<PathBuf, ApiError> {
         let refused = || {
             ApiError::forbidden(format!(
-                "{what} {}: outside the directories this server was given (--model, --run)",
+                "{what} {}: outside the directories this server was given (--model, --run, --eval)",
                 path.display()
             ))
         };
@@ -63,6 +72,7 @@ impl Roots {
             .iter()
             .map(|(_, c)| c)
             .chain(self.run.iter())
+            .chain(self.eval.iter().map(|(_, c)| c))
             .any(|root| resolved.starts_with(root));
         if inside { Ok(resolved) } else { Err(refused()) }
     }
@@ -93,7 +103,7 @@ mod tests {
         let model = outer.path().join("model");
         std::fs::create_dir_all(model.join("sub")).unwrap();
         std::fs::create_dir_all(outer.path().join("secret")).unwrap();
-        let roots = Roots::new(Some(&model), None).unwrap();
+        let roots = Roots::new(Some(&model), None, None).unwrap();
         assert!(roots.check("model", &model.join("sub")).is_ok());
         let escape = model.join("..").join("secret");
         let e = roots.check("model", &escape).unwrap_err();
@@ -114,9 +124,9 @@ mod tests {
     #[test]
     fn a_missing_directory_or_a_directory_without_a_run_is_refused_at_start() {
         let dir = tempfile::tempdir().unwrap();
-        let e = Roots::new(Some(&dir.path().join("nope")), None).unwrap_err();
+        let e = Roots::new(Some(&dir.path().join("nope")), None, None).unwrap_err();
         assert!(e.0.contains("--model"), "{}", e.0);
-        let e = Roots::new(None, Some(dir.path())).unwrap_err();
+        let e = Roots::new(None, Some(dir.path()), None).unwrap_err();
         assert!(e.0.contains("no run"), "{}", e.0);
     }
 }

@@ -20,8 +20,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tammi_model::{DeviceChoice, EvalRequest, Evaluator, load_evaluator};
 use tammi_rules::{Game, Variant, move_text};
-use tammi_search::player::{MctsPlayer, PlayerFactory, shared_tables};
-use tammi_search::{AlphaBeta, PlayerSpec, SearchLimits, SearchOptions};
+use tammi_search::PlayerSpec;
+use tammi_search::player::{MctsPlayer, PlayerFactory, alphabeta_engine};
 
 /// Longest search a request may ask for; depth- or simulation-limited
 /// searches stop there too.
@@ -116,12 +116,16 @@ pub fn checked_spec(app: &AppState, text: &str) -> ApiResult<PlayerSpec> {
             movetime,
             hash_mb,
             egdb,
+            eval,
             ..
         } => {
             cap(movetime);
             *hash_mb = (*hash_mb).min(MAX_HASH_MB);
             if let Some(dir) = egdb {
                 *dir = app.roots.check("egdb", dir)?;
+            }
+            if let Some(dir) = eval {
+                *dir = app.roots.check("eval", dir)?;
             }
         }
         PlayerSpec::Mcts {
@@ -155,6 +159,7 @@ pub async fn info(State(app): State<Arc<AppState>>) -> ApiResult<Json<serde_json
         "default_variant": app.default_variant.name(),
         "model": model.map(|m| m.display().to_string()),
         "run": app.roots.run.as_ref().map(|r| r.display().to_string()),
+        "eval": app.roots.eval.as_ref().map(|(given, _)| given.display().to_string()),
         "max_movetime_ms": MAX_MOVETIME.as_millis() as u64,
     })))
 }
@@ -356,32 +361,11 @@ fn mcts_view(net: Arc<dyn Evaluator>, game: &Game, sims: u32) -> ApiResult<serde
 
 /// An alpha-beta search of the position; `text` is the spec as the request gave it.
 fn alphabeta_view(text: &str, spec: &PlayerSpec, game: &Game) -> ApiResult<serde_json::Value> {
-    let PlayerSpec::AlphaBeta {
-        depth,
-        movetime,
-        hash_mb,
-        egdb,
-    } = spec
-    else {
-        return Err(ApiError::bad("not an alpha-beta spec"));
-    };
     let variant = game.position().variant();
-    let mut engine = AlphaBeta::new(SearchOptions {
-        tt_megabytes: *hash_mb,
-        ..SearchOptions::default()
-    });
-    if let Some(dir) = egdb {
-        let tables = shared_tables(dir, variant).map_err(|e| ApiError::bad(e.to_string()))?;
-        engine.set_tables(Some(tables));
-    }
-    let r = engine.search(
-        game,
-        &SearchLimits {
-            depth: *depth,
-            movetime: *movetime,
-            nodes: None,
-        },
-    );
+    let (mut engine, limits) = alphabeta_engine(spec, variant)
+        .map_err(|e| ApiError::bad(e.to_string()))?
+        .ok_or_else(|| ApiError::bad("not an alpha-beta spec"))?;
+    let r = engine.search(game, &limits);
     Ok(serde_json::json!({
         "spec": text,
         "best": r.best.map(|m| MoveView::of(variant, &m)),

@@ -43,6 +43,10 @@ pub struct Args {
     /// Run directory of `tammi train` to show on the dashboard (/dashboard).
     #[arg(long)]
     pub run: Option<PathBuf>,
+    /// A learned evaluation for alpha-beta (`tammi train-eval`'s model): an
+    /// engine choice on the page (`alphabeta:eval=DIR`).
+    #[arg(long)]
+    pub eval: Option<PathBuf>,
     /// Variant of a new game on the page (every variant can be chosen there).
     #[arg(long, default_value = "english")]
     pub variant: Variant,
@@ -107,7 +111,11 @@ pub fn router(state: Arc<AppState>, limits: conn::Limits) -> Router {
 }
 
 pub fn run(args: &Args) -> CliResult {
-    let roots = Roots::new(args.model.as_deref(), args.run.as_deref())?;
+    let roots = Roots::new(
+        args.model.as_deref(),
+        args.run.as_deref(),
+        args.eval.as_deref(),
+    )?;
     let state = Arc::new(AppState {
         default_variant: args.variant,
         engines: engine::Engines::new(usize::from(args.searches)),

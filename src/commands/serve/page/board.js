@@ -42,6 +42,7 @@ function opponentSpec() {
     case "ab6": return "alphabeta:depth=6";
     case "abtime": return `alphabeta:movetime=${ms}ms`;
     case "mcts": return `mcts:model=${S.info.model},movetime=${ms}ms`;
+    case "abeval": return `alphabeta:eval=${S.info.eval},movetime=${ms}ms`;
     case "random": return "random";
     default: return $("spec").value.trim();
   }
@@ -469,6 +470,7 @@ async function start() {
   const opponents = [["ab2", "alpha-beta depth 2"], ["ab6", "alpha-beta depth 6"],
     ["abtime", "alpha-beta, time per move"]];
   if (S.info.model) opponents.push(["mcts", "network + MCTS, time per move"]);
+  if (S.info.eval) opponents.push(["abeval", "alpha-beta, learned evaluation, time per move"]);
   opponents.push(["random", "random moves"], ["custom", "custom spec"]);
   for (const [value, label] of opponents) {
     const o = document.createElement("option");
