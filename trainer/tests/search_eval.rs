@@ -132,3 +132,109 @@ fn a_fit_learns_material() {
         );
     }
 }
+
+struct Quiet;
+
+impl tammi_trainer::Observer for Quiet {
+    fn stage(&self, _: u64, _: tammi_trainer::Stage, _: u64, _: &str) {}
+    fn progress(&self, _: u64, _: u64, _: &str) {}
+    fn line(&self, _: &str) {}
+}
+
+impl tammi_trainer::search_eval::RecipeObserver for Quiet {
+    fn stage(&self, _: &str, _: u64, _: &str) {}
+    fn progress(&self, _: u64, _: u64, _: &str) {}
+    fn line(&self, _: &str) {}
+    fn mcts(&self) -> &dyn tammi_trainer::Observer {
+        self
+    }
+}
+
+/// A's score over `pairs` game pairs at `depth` from random openings.
+fn score(
+    variant: Variant,
+    a: &std::path::Path,
+    b: &std::path::Path,
+    depth: u32,
+    pairs: usize,
+) -> f64 {
+    use tammi_evaluator::matchplay::{MatchConfig, run_match};
+    use tammi_search::PlayerSpec;
+    let spec = |eval: &std::path::Path| PlayerSpec::AlphaBeta {
+        depth: Some(depth),
+        movetime: None,
+        hash_mb: 4,
+        egdb: None,
+        eval: Some(eval.to_path_buf()),
+    };
+    let cfg = MatchConfig {
+        variant,
+        a: spec(a),
+        b: spec(b),
+        pairs,
+        openings: tammi_search::openings::random_openings(variant, 4, pairs, 9),
+        threads: 2,
+        seed: 3,
+        max_plies: Some(200),
+        sprt: None,
+    };
+    run_match(&cfg, |_| {}).unwrap().score
+}
+
+#[test]
+fn a_tiny_recipe_learns_from_its_games_and_resumes_where_it_stopped() {
+    use tammi_trainer::search_eval::{build, create};
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("tiny.toml");
+    // No MCTS stage: round 0 is a random net, round 1 learns from 600
+    // quick games of it (a second).
+    std::fs::write(
+        &config,
+        "[selfplay]\nhours = 0.0\n[net]\nwidth = 16\n[fit]\nepochs = 4\nresult_weight = 1.0\n\
+         [games]\ngames = 600\nnodes = 200\nchunk = 300\n[bootstrap]\nrounds = 1\n",
+    )
+    .unwrap();
+    let run = dir.path().join("run");
+    create(&run, &config).unwrap();
+    assert!(
+        create(&run, &config)
+            .unwrap_err()
+            .to_string()
+            .contains("already")
+    );
+    let model = build(&run, &Quiet).unwrap();
+    for f in [
+        "round-0/net/card.json",
+        "round-1/games/chunk-0000.bin",
+        "round-1/games/chunk-0001.pdn",
+        "round-1/fit.json",
+        "round-1/net/card.json",
+        "model/training.json",
+        "training.json",
+        "state.json",
+    ] {
+        assert!(run.join(f).exists(), "{f}");
+    }
+    // The learned net beats the random one it started from, at equal depth.
+    let s = score(Variant::English, &model, &run.join("round-0/net"), 3, 20);
+    assert!(s >= 0.75, "learned vs random net: {s}");
+    // A finished run does nothing more; a lost chunk is replayed alike
+    // (same seed, same games) and only the stages after it rerun.
+    let chunk = run.join("round-1/games/chunk-0001.bin");
+    let bytes = std::fs::read(&chunk).unwrap();
+    let fit_before = std::fs::read(run.join("round-1/fit.json")).unwrap();
+    build(&run, &Quiet).unwrap();
+    assert_eq!(
+        std::fs::read(run.join("round-1/fit.json")).unwrap(),
+        fit_before
+    );
+    std::fs::remove_file(&chunk).unwrap();
+    std::fs::remove_dir_all(run.join("round-1/net")).unwrap();
+    build(&run, &Quiet).unwrap();
+    assert_eq!(
+        std::fs::read(&chunk).unwrap(),
+        bytes,
+        "the replayed chunk differs"
+    );
+    assert!(run.join("round-1/net/card.json").exists());
+}

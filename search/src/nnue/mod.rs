@@ -35,6 +35,9 @@ use crate::alphabeta::MAX_PLY;
 use crate::eval::Evaluation;
 use tammi_rules::{Color, Move, Position, Variant, Wide};
 
+/// Bits of a board's square set ([`Wide`]).
+const BITS: usize = Wide::BITS as usize;
+
 /// Width of the two small layers after the accumulator.
 pub const HIDDEN: usize = 32;
 
@@ -57,6 +60,15 @@ pub struct NnueNet {
     b3: Vec<f32>,
     /// `HIDDEN` weights of the output.
     w4: Vec<f32>,
+    /// `w2` and `w3` by input (`2 * width` and `HIDDEN` rows of `HIDDEN`):
+    /// the layout the forward pass reads, one input's weights to every
+    /// output in a row, so a zero input (most are, after the clip) is skipped.
+    w2_by_input: Vec<[f32; HIDDEN]>,
+    w3_by_input: Vec<[f32; HIDDEN]>,
+    /// The first-layer row of a piece, by `(2 * colour + king) * 128 + bit`:
+    /// its feature in the black and in the white perspective, times the
+    /// width (looked up per piece a move adds or removes).
+    rows_of_bit: Vec<[u32; 2]>,
     b4: f32,
     /// Hundredths of a man per unit of output.
     scale: f32,
@@ -119,10 +131,32 @@ impl NnueNet {
                 "a weight is not a finite number (or the scale is not above 0)".into(),
             ));
         }
+        let by_input = |w: &[f32], inputs: usize| -> Vec<[f32; HIDDEN]> {
+            (0..inputs)
+                .map(|i| std::array::from_fn(|j| w[j * inputs + i]))
+                .collect()
+        };
+        let w2_by_input = by_input(&p.w2, 2 * width);
+        let w3_by_input = by_input(&p.w3, HIDDEN);
+        let g = variant.geometry();
+        let mut rows_of_bit = vec![[0u32; 2]; 4 * BITS];
+        for color in [Color::Black, Color::White] {
+            for king in [false, true] {
+                for square in 0..squares {
+                    let bit = g.bit(tammi_rules::Square(square as u8));
+                    let row = |p| (feature_index(squares, p, color, king, square) * width) as u32;
+                    rows_of_bit[(2 * color.index() + usize::from(king)) * BITS + bit as usize] =
+                        [row(Color::Black), row(Color::White)];
+                }
+            }
+        }
         Ok(NnueNet {
+            rows_of_bit,
             variant,
             squares,
             width,
+            w2_by_input,
+            w3_by_input,
             w1: p.w1,
             b1: p.b1,
             w2: p.w2,
@@ -180,25 +214,21 @@ impl NnueNet {
         self.scale
     }
 
+    /// Adds (`ADD` true) or removes the pieces of `bits` to both accumulators.
     #[inline]
-    fn feature(&self, perspective: Color, color: Color, king: bool, square: usize) -> usize {
-        feature_index(self.squares, perspective, color, king, square)
-    }
-
-    /// Adds (`sign` 1) or removes (-1) the pieces of `bits` to both accumulators.
-    #[inline]
-    fn apply(&self, acc: &mut [Vec<f32>; 2], pos_bits: PieceBits, sign: f32) {
-        let g = self.variant.geometry();
-        for (color, king, mut bits) in pos_bits.groups() {
+    fn apply<const ADD: bool>(&self, acc: &mut [Vec<f32>; 2], pos_bits: PieceBits) {
+        let w = self.width;
+        for (group, mut bits) in pos_bits.sets.iter().flatten().copied().enumerate() {
             while bits != 0 {
-                let bit = bits.trailing_zeros();
+                let bit = bits.trailing_zeros() as usize;
                 bits &= bits - 1;
-                let square = g.square(bit).0 as usize;
-                for p in [Color::Black, Color::White] {
-                    let f = self.feature(p, color, king, square);
-                    let row = &self.w1[f * self.width..(f + 1) * self.width];
-                    for (a, w) in acc[p.index()].iter_mut().zip(row) {
-                        *a += sign * w;
+                let rows = self.rows_of_bit[group * BITS + bit];
+                for (a, &r) in acc.iter_mut().zip(&rows) {
+                    let row = &self.w1[r as usize..r as usize + w];
+                    if ADD {
+                        a.iter_mut().zip(row).for_each(|(a, w)| *a += w);
+                    } else {
+                        a.iter_mut().zip(row).for_each(|(a, w)| *a -= w);
                     }
                 }
             }
@@ -211,30 +241,27 @@ impl NnueNet {
             a.clear();
             a.extend_from_slice(&self.b1);
         }
-        self.apply(acc, PieceBits::of(pos), 1.0);
+        self.apply::<true>(acc, PieceBits::of(pos));
     }
 
     /// The output for the side to move, from its accumulators: hundredths
-    /// of a man.
-    pub fn output(&self, acc: &[Vec<f32>; 2], side: Color, scratch: &mut Scratch) -> i32 {
+    /// of a man.  Each layer adds every clipped input times its row of
+    /// weights to all outputs at once ([`layer`]).
+    pub fn output(&self, acc: &[Vec<f32>; 2], side: Color) -> i32 {
         let h = self.width;
-        let input = &mut scratch.input;
-        for (i, a) in acc[side.index()]
-            .iter()
-            .chain(acc[side.opponent().index()].iter())
-            .enumerate()
-        {
-            input[i] = a.clamp(0.0, 1.0);
+        let mut l2: [f32; HIDDEN] = self.b2[..].try_into().expect("HIDDEN biases");
+        layer(&mut l2, &acc[side.index()], &self.w2_by_input[..h]);
+        layer(
+            &mut l2,
+            &acc[side.opponent().index()],
+            &self.w2_by_input[h..],
+        );
+        let mut l3: [f32; HIDDEN] = self.b3[..].try_into().expect("HIDDEN biases");
+        layer(&mut l3, &l2, &self.w3_by_input);
+        for x in &mut l3 {
+            *x = x.clamp(0.0, 1.0);
         }
-        for (j, out) in scratch.l2.iter_mut().enumerate() {
-            let row = &self.w2[j * 2 * h..(j + 1) * 2 * h];
-            *out = (dot(row, &input[..2 * h]) + self.b2[j]).clamp(0.0, 1.0);
-        }
-        for (j, out) in scratch.l3.iter_mut().enumerate() {
-            let row = &self.w3[j * HIDDEN..(j + 1) * HIDDEN];
-            *out = (dot(row, &scratch.l2) + self.b3[j]).clamp(0.0, 1.0);
-        }
-        let v = dot(&self.w4, &scratch.l3) + self.b4;
+        let v = dot(&self.w4, &l3) + self.b4;
         // Well inside the search's table-win bound.
         (v * self.scale).clamp(-9_000.0, 9_000.0).round() as i32
     }
@@ -244,7 +271,7 @@ impl NnueNet {
     pub fn evaluate_full(&self, pos: &Position) -> i32 {
         let mut acc = [Vec::new(), Vec::new()];
         self.refresh(pos, &mut acc);
-        self.output(&acc, pos.side_to_move(), &mut Scratch::new(self.width))
+        self.output(&acc, pos.side_to_move())
     }
 }
 
@@ -280,6 +307,74 @@ pub fn active_features(pos: &Position, perspective: Color, out: &mut Vec<u16>) {
             bits &= bits - 1;
             let square = g.square(bit).0 as usize;
             out.push(feature_index(squares, perspective, color, king, square) as u16);
+        }
+    }
+}
+
+/// `out += sum over i of clip(inputs[i]) * rows[i]`, clipping to [0, 1]:
+/// one dense layer of `HIDDEN` outputs, read input by input.  With AVX2 and
+/// FMA (tammi's x86-64 builds target x86-64-v3) the outputs stay in four
+/// 8-lane registers for the whole layer; LLVM does not find that on its own
+/// (it unrolls the 32 outputs into scalar code).
+#[inline]
+fn layer(out: &mut [f32; HIDDEN], inputs: &[f32], rows: &[[f32; HIDDEN]]) {
+    #[cfg(all(
+        target_arch = "x86_64",
+        target_feature = "avx2",
+        target_feature = "fma"
+    ))]
+    {
+        use std::arch::x86_64::*;
+        const _: () = assert!(HIDDEN == 32, "four registers of 8 lanes");
+        // SAFETY: AVX2 and FMA are enabled at compile time (the cfg above);
+        // every load and store is one of the four 8-float quarters of a
+        // 32-float array (`out` or a row), so none leaves its array.
+        unsafe {
+            let p = out.as_mut_ptr();
+            // Two sets of accumulators, for even and odd inputs: each FMA
+            // waits on the one before it in its register, so two independent
+            // chains keep the FMA units busy.
+            let mut even = [
+                _mm256_loadu_ps(p),
+                _mm256_loadu_ps(p.add(8)),
+                _mm256_loadu_ps(p.add(16)),
+                _mm256_loadu_ps(p.add(24)),
+            ];
+            let mut odd = [_mm256_setzero_ps(); 4];
+            let mut pairs = inputs.chunks_exact(2).zip(rows.chunks_exact(2));
+            for (x, r) in &mut pairs {
+                let (x0, x1) = (
+                    _mm256_set1_ps(x[0].clamp(0.0, 1.0)),
+                    _mm256_set1_ps(x[1].clamp(0.0, 1.0)),
+                );
+                let (r0, r1) = (r[0].as_ptr(), r[1].as_ptr());
+                for k in 0..4 {
+                    even[k] = _mm256_fmadd_ps(x0, _mm256_loadu_ps(r0.add(8 * k)), even[k]);
+                    odd[k] = _mm256_fmadd_ps(x1, _mm256_loadu_ps(r1.add(8 * k)), odd[k]);
+                }
+            }
+            if inputs.len() % 2 == 1 && inputs.len() <= rows.len() {
+                let i = inputs.len() - 1;
+                let x = _mm256_set1_ps(inputs[i].clamp(0.0, 1.0));
+                let r = rows[i].as_ptr();
+                for (k, a) in even.iter_mut().enumerate() {
+                    *a = _mm256_fmadd_ps(x, _mm256_loadu_ps(r.add(8 * k)), *a);
+                }
+            }
+            for k in 0..4 {
+                _mm256_storeu_ps(p.add(8 * k), _mm256_add_ps(even[k], odd[k]));
+            }
+        }
+    }
+    #[cfg(not(all(
+        target_arch = "x86_64",
+        target_feature = "avx2",
+        target_feature = "fma"
+    )))]
+    for (&x, row) in inputs.iter().zip(rows) {
+        let x = x.clamp(0.0, 1.0);
+        for (o, w) in out.iter_mut().zip(row) {
+            *o += x * w;
         }
     }
 }
@@ -342,24 +437,6 @@ impl PieceBits {
     }
 }
 
-/// Buffers of the small layers, allocated once per evaluation.
-#[derive(Clone, Debug)]
-pub struct Scratch {
-    input: Vec<f32>,
-    l2: [f32; HIDDEN],
-    l3: [f32; HIDDEN],
-}
-
-impl Scratch {
-    pub fn new(width: usize) -> Scratch {
-        Scratch {
-            input: vec![0.0; 2 * width],
-            l2: [0.0; HIDDEN],
-            l3: [0.0; HIDDEN],
-        }
-    }
-}
-
 /// The network as alpha-beta's evaluation: accumulators by ply, updated
 /// from each move's added and removed pieces.
 #[derive(Clone, Debug)]
@@ -367,7 +444,6 @@ pub struct NnueEval {
     net: std::sync::Arc<NnueNet>,
     /// Accumulators of both perspectives at each ply, allocated once.
     stack: Vec<[Vec<f32>; 2]>,
-    scratch: Scratch,
 }
 
 impl NnueEval {
@@ -377,7 +453,6 @@ impl NnueEval {
             stack: (0..=MAX_PLY)
                 .map(|_| [vec![0.0; width], vec![0.0; width]])
                 .collect(),
-            scratch: Scratch::new(width),
             net,
         }
     }
@@ -402,16 +477,15 @@ impl Evaluation for NnueEval {
             to[p].copy_from_slice(&from[p]);
         }
         let (old, new) = (PieceBits::of(parent), PieceBits::of(child));
-        self.net.apply(to, old.minus(new), -1.0);
-        self.net.apply(to, new.minus(old), 1.0);
+        self.net.apply::<false>(to, old.minus(new));
+        self.net.apply::<true>(to, new.minus(old));
     }
 
     fn evaluate(&mut self, pos: &Position, ply: usize) -> i32 {
         if ply >= self.stack.len() {
             return self.net.evaluate_full(pos);
         }
-        self.net
-            .output(&self.stack[ply], pos.side_to_move(), &mut self.scratch)
+        self.net.output(&self.stack[ply], pos.side_to_move())
     }
 }
 
