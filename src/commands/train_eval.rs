@@ -5,6 +5,7 @@
 use super::train::Display;
 use super::{CliError, CliResult};
 use std::path::PathBuf;
+use tammi_rules::Variant;
 use tammi_trainer::Observer;
 use tammi_trainer::search_eval::{RecipeObserver, build, create};
 
@@ -17,6 +18,10 @@ pub struct Args {
     /// Run directory: created with --config, continued where it stopped otherwise.
     #[arg(long)]
     pub run: PathBuf,
+    /// Variant to learn (with --config; overrides the config's `[run] variant`
+    /// and its MCTS run's): the inputs are sized from its board.
+    #[arg(long)]
+    pub variant: Option<Variant>,
 }
 
 impl RecipeObserver for Display {
@@ -37,7 +42,7 @@ impl RecipeObserver for Display {
 pub fn run(args: &Args) -> CliResult {
     match &args.config {
         Some(config) => {
-            create(&args.run, config)?;
+            create(&args.run, config, args.variant)?;
             outln!(
                 "started search-eval run {} from {}",
                 args.run.display(),
@@ -49,6 +54,12 @@ pub fn run(args: &Args) -> CliResult {
                 "{} holds no search-eval run; start one with --config FILE",
                 args.run.display()
             )));
+        }
+        None if args.variant.is_some() => {
+            return Err(CliError(
+                "--variant is given with --config, when a run starts (a run keeps its variant)"
+                    .into(),
+            ));
         }
         None => {}
     }

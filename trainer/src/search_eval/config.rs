@@ -99,7 +99,7 @@ pub struct BootstrapSection {
 impl Default for BootstrapSection {
     fn default() -> Self {
         BootstrapSection {
-            rounds: 2,
+            rounds: 6,
             keep_all: true,
         }
     }

@@ -99,10 +99,14 @@ pub fn round_net(root: &Path, round: u32) -> PathBuf {
 }
 
 /// Starts a recipe run in `root` (which must be new or empty) from the
-/// config file `config`: checks it, creates the MCTS run it names, and
-/// keeps a copy of the config.
-pub fn create(root: &Path, config: &Path) -> Result<(), RunError> {
-    let cfg = SearchEvalConfig::load(config).map_err(refused)?;
+/// config file `config`, for `variant` if given (else the config's): checks
+/// it, creates the MCTS run it names (for the same variant), and keeps the
+/// resolved config.
+pub fn create(root: &Path, config: &Path, for_variant: Option<Variant>) -> Result<(), RunError> {
+    let mut cfg = SearchEvalConfig::load(config).map_err(refused)?;
+    if let Some(v) = for_variant {
+        cfg.run.variant = v.name().to_string();
+    }
     if root.join(CONFIG).exists() {
         return Err(refused(format!(
             "{} already holds a search-eval run; continue it without --config",
@@ -126,7 +130,8 @@ pub fn create(root: &Path, config: &Path) -> Result<(), RunError> {
             .parent()
             .unwrap_or(Path::new("."))
             .join(&cfg.selfplay.config);
-        let mcts = RunConfig::load(&path)?;
+        let mut mcts = RunConfig::load(&path)?;
+        mcts.run.variant = variant;
         if mcts.variant() != variant {
             return Err(refused(format!(
                 "{}: its variant is {}, the search-eval run's is {variant}",
@@ -142,8 +147,7 @@ pub fn create(root: &Path, config: &Path) -> Result<(), RunError> {
     if let Some(mcts) = mcts {
         crate::create_run(&root.join("selfplay"), &mcts)?;
     }
-    let text = tammi_files::read_text_limited(config, tammi_files::limits::CONFIG)
-        .map_err(|e| io(config, e))?;
+    let text = toml::to_string(&cfg).expect("configs serialise");
     crate::rundir::write_atomic(&root.join(CONFIG), text.as_bytes())
 }
 
