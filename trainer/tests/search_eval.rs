@@ -195,9 +195,9 @@ fn a_tiny_recipe_learns_from_its_games_and_resumes_where_it_stopped() {
     )
     .unwrap();
     let run = dir.path().join("run");
-    create(&run, &config).unwrap();
+    create(&run, &config, None).unwrap();
     assert!(
-        create(&run, &config)
+        create(&run, &config, None)
             .unwrap_err()
             .to_string()
             .contains("already")
