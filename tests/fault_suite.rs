@@ -1231,7 +1231,7 @@ fn search_eval_cases(dir: &Path) -> Vec<Case> {
                     serde_json::json!("policy-value"),
                 )
             }),
-            "card",
+            "kind",
         ),
         (
             "card of another variant",

@@ -43,12 +43,22 @@ pub fn card_path(out: &Path) -> PathBuf {
     out.with_file_name(name)
 }
 
-/// Whether `dir` holds a search evaluation (its card says `kind: search-eval`).
-fn is_search_eval(dir: &Path) -> bool {
-    std::fs::read_to_string(dir.join(CARD_FILE))
+/// Whether `dir` holds a search evaluation (its card says `kind: search-eval`)
+/// rather than an MCTS model (a card without a kind); a card of any other
+/// kind is an error.
+fn is_search_eval(dir: &Path) -> Result<bool, CliError> {
+    let card = std::fs::read_to_string(dir.join(CARD_FILE))
         .ok()
-        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-        .is_some_and(|card| card["kind"] == KIND)
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok());
+    match card.as_ref().and_then(|c| c.get("kind")) {
+        None => Ok(false),
+        Some(k) if *k == KIND => Ok(true),
+        Some(k) => Err(CliError(format!(
+            "{}: its {CARD_FILE} says kind {k}: tammi exports MCTS models (no kind) and \
+             search evaluations (kind \"{KIND}\")",
+            dir.display()
+        ))),
+    }
 }
 
 /// A search evaluation (`tammi train-eval`'s model): its safetensors, with
@@ -98,7 +108,7 @@ fn export_search_eval(args: &Args) -> CliResult {
 }
 
 pub fn run(args: &Args) -> CliResult {
-    if is_search_eval(&args.model) {
+    if is_search_eval(&args.model)? {
         return export_search_eval(args);
     }
     let model = Model::load(&args.model, args.variant, DeviceChoice::Flex)?;
