@@ -2,7 +2,7 @@
 
 use crate::alphabeta::{AlphaBeta, SearchLimits, SearchOptions};
 use crate::mcts::{Decision, MoveBudget, Search};
-use crate::nnue::{EvalChoice, LeafEval, MATERIAL_EVAL, NnueError, NnueNet};
+use crate::nnue::{EvalChoice, LeafEval, MATERIAL_EVAL, NnueError, NnueNet, QuantNet};
 use crate::params::SearchParams;
 use crate::proof::ProofSearch;
 use crate::spec::PlayerSpec;
@@ -326,12 +326,23 @@ pub fn shared_net(dir: &Path, variant: Variant) -> Result<Arc<NnueNet>, PlayerEr
 }
 
 /// The evaluation `eval=` names: none for the handcrafted one,
-/// [`MATERIAL_EVAL`] for material only, else a model directory.
-pub fn eval_choice(eval: Option<&Path>, variant: Variant) -> Result<EvalChoice, PlayerError> {
+/// [`MATERIAL_EVAL`] for material only, else a model directory, run in
+/// integers unless `f32` (or the net does not fit them).
+pub fn eval_choice(
+    eval: Option<&Path>,
+    variant: Variant,
+    f32: bool,
+) -> Result<EvalChoice, PlayerError> {
     Ok(match eval {
         None => EvalChoice::Handcrafted,
         Some(p) if p == Path::new(MATERIAL_EVAL) => EvalChoice::Material,
-        Some(dir) => EvalChoice::Learned(shared_net(dir, variant)?),
+        Some(dir) => {
+            let net = shared_net(dir, variant)?;
+            match (f32, QuantNet::new(net.clone())) {
+                (false, Some(q)) => EvalChoice::Quantised(Arc::new(q)),
+                _ => EvalChoice::Learned(net),
+            }
+        }
     })
 }
 
@@ -348,6 +359,7 @@ pub fn alphabeta_engine(
         hash_mb,
         egdb,
         eval,
+        eval_f32,
     } = spec
     else {
         return Ok(None);
@@ -357,7 +369,7 @@ pub fn alphabeta_engine(
             tt_megabytes: *hash_mb,
             ..SearchOptions::default()
         },
-        eval_choice(eval.as_deref(), variant)?.leaf(),
+        eval_choice(eval.as_deref(), variant, *eval_f32)?.leaf(),
     );
     if let Some(dir) = egdb {
         engine.set_tables(Some(shared_tables(dir, variant)?));
@@ -391,8 +403,13 @@ impl PlayerFactory {
         let mut choice = EvalChoice::Handcrafted;
         let (evaluator, egdb): (Option<Arc<dyn Evaluator>>, _) = match spec {
             PlayerSpec::Random => (None, None),
-            PlayerSpec::AlphaBeta { egdb, eval, .. } => {
-                choice = eval_choice(eval.as_deref(), variant)?;
+            PlayerSpec::AlphaBeta {
+                egdb,
+                eval,
+                eval_f32,
+                ..
+            } => {
+                choice = eval_choice(eval.as_deref(), variant, *eval_f32)?;
                 (None, egdb.as_deref())
             }
             PlayerSpec::Mcts {

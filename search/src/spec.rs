@@ -27,6 +27,9 @@ pub enum PlayerSpec {
         /// kind `search-eval`) scoring the leaves instead of the handcrafted
         /// evaluation; `eval=material` scores material only.
         eval: Option<PathBuf>,
+        /// Runs a learned evaluation in f32 (`quant=f32`) instead of the
+        /// default integers (`quant=int16`; a net that does not fit stays f32).
+        eval_f32: bool,
     },
     /// A network through MCTS, by simulations or time (needs the self-play layer).
     Mcts {
@@ -167,6 +170,7 @@ impl FromStr for PlayerSpec {
             "alphabeta" => {
                 let (mut depth, mut movetime, mut hash_mb, mut egdb) = (None, None, 32, None);
                 let mut eval = None;
+                let mut eval_f32 = false;
                 for (k, v) in pairs {
                     if search_key(k, v, &mut movetime, &mut egdb)? {
                         continue;
@@ -180,7 +184,18 @@ impl FromStr for PlayerSpec {
                             ));
                         }
                         "eval" => eval = Some(PathBuf::from(v)),
-                        _ => return Err(unknown(k, "depth, movetime, hash, egdb, eval")),
+                        "quant" => {
+                            eval_f32 = match v {
+                                "f32" => true,
+                                "int16" => false,
+                                _ => {
+                                    return Err(SpecError(format!(
+                                        "quant must be int16 or f32, not '{v}'"
+                                    )));
+                                }
+                            }
+                        }
+                        _ => return Err(unknown(k, "depth, movetime, hash, egdb, eval, quant")),
                     }
                 }
                 require_budget("alphabeta", "depth=N", depth.is_some(), movetime)?;
@@ -190,6 +205,7 @@ impl FromStr for PlayerSpec {
                     hash_mb,
                     egdb,
                     eval,
+                    eval_f32,
                 })
             }
             "mcts" => {
@@ -248,11 +264,13 @@ impl fmt::Display for PlayerSpec {
                 movetime,
                 egdb,
                 eval,
+                eval_f32,
                 ..
             } => (
                 "alphabeta",
                 vec![
                     eval.as_ref().map(|m| format!("eval={}", m.display())),
+                    eval_f32.then(|| "quant=f32".to_string()),
                     depth.map(|d| format!("depth={d}")),
                     movetime_part(movetime),
                     egdb_part(egdb),
@@ -307,6 +325,7 @@ mod tests {
                 hash_mb: 32,
                 egdb: None,
                 eval: None,
+                eval_f32: false,
             }
         );
         assert_eq!(
@@ -317,6 +336,7 @@ mod tests {
                 hash_mb: 32,
                 egdb: None,
                 eval: None,
+                eval_f32: false,
             }
         );
         assert!(matches!(
@@ -333,6 +353,7 @@ mod tests {
             "alphabeta:movetime=250ms",
             "alphabeta:depth=6,egdb=tables/english",
             "alphabeta:eval=models/english-ab,movetime=200ms",
+            "alphabeta:eval=models/english-ab,quant=f32,depth=6",
             "random",
             "mcts:sims=5",
             "mcts:sims=5,egdb=tables/english",
@@ -375,6 +396,7 @@ mod tests {
             "alphabeta:,depth=2",
             "alphabeta:depth=2,eval=",
             "alphabeta:eval=m",
+            "alphabeta:depth=2,eval=m,quant=int8",
         ] {
             assert!(bad.parse::<PlayerSpec>().is_err(), "{bad}");
         }

@@ -187,6 +187,7 @@ pub fn play_ladder(
             hash_mb: 16,
             egdb: None,
             eval: None,
+            eval_f32: false,
         };
         let match_cfg = MatchConfig {
             variant,

@@ -166,6 +166,7 @@ fn score(
         hash_mb: 4,
         egdb: None,
         eval: Some(eval.to_path_buf()),
+        eval_f32: false,
     };
     let cfg = MatchConfig {
         variant,

@@ -28,8 +28,10 @@
 //! On disk a network is a model directory of its own kind ([`EvalCard`]).
 
 mod file;
+mod quant;
 
 pub use file::{CARD_FILE, EvalCard, KIND, WEIGHTS_FILE};
+pub use quant::{ACC_SCALE, QuantEval, QuantNet};
 
 use crate::alphabeta::MAX_PLY;
 use crate::eval::Evaluation;
@@ -214,34 +216,13 @@ impl NnueNet {
         self.scale
     }
 
-    /// Adds (`ADD` true) or removes the pieces of `bits` to both accumulators.
-    #[inline]
-    fn apply<const ADD: bool>(&self, acc: &mut [Vec<f32>; 2], pos_bits: PieceBits) {
-        let w = self.width;
-        for (group, mut bits) in pos_bits.sets.iter().flatten().copied().enumerate() {
-            while bits != 0 {
-                let bit = bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                let rows = self.rows_of_bit[group * BITS + bit];
-                for (a, &r) in acc.iter_mut().zip(&rows) {
-                    let row = &self.w1[r as usize..r as usize + w];
-                    if ADD {
-                        a.iter_mut().zip(row).for_each(|(a, w)| *a += w);
-                    } else {
-                        a.iter_mut().zip(row).for_each(|(a, w)| *a -= w);
-                    }
-                }
-            }
-        }
-    }
-
     /// Both perspectives' accumulators of `pos`, from nothing.
     pub fn refresh(&self, pos: &Position, acc: &mut [Vec<f32>; 2]) {
         for a in acc.iter_mut() {
             a.clear();
             a.extend_from_slice(&self.b1);
         }
-        self.apply::<true>(acc, PieceBits::of(pos));
+        apply_rows::<f32, true>(self, &self.w1, acc, PieceBits::of(pos));
     }
 
     /// The output for the side to move, from its accumulators: hundredths
@@ -272,6 +253,35 @@ impl NnueNet {
         let mut acc = [Vec::new(), Vec::new()];
         self.refresh(pos, &mut acc);
         self.output(&acc, pos.side_to_move())
+    }
+}
+
+/// Adds (`ADD` true) or removes the first-layer rows (`w1`, f32 or its
+/// i16 copy) of the pieces of `bits` to both accumulators.
+#[inline]
+fn apply_rows<T, const ADD: bool>(
+    net: &NnueNet,
+    w1: &[T],
+    acc: &mut [Vec<T>; 2],
+    pos_bits: PieceBits,
+) where
+    T: Copy + std::ops::AddAssign + std::ops::SubAssign,
+{
+    let w = net.width;
+    for (group, mut bits) in pos_bits.sets.iter().flatten().copied().enumerate() {
+        while bits != 0 {
+            let bit = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            let rows = net.rows_of_bit[group * BITS + bit];
+            for (a, &r) in acc.iter_mut().zip(&rows) {
+                let row = &w1[r as usize..r as usize + w];
+                if ADD {
+                    a.iter_mut().zip(row).for_each(|(a, &w)| *a += w);
+                } else {
+                    a.iter_mut().zip(row).for_each(|(a, &w)| *a -= w);
+                }
+            }
+        }
     }
 }
 
@@ -477,8 +487,8 @@ impl Evaluation for NnueEval {
             to[p].copy_from_slice(&from[p]);
         }
         let (old, new) = (PieceBits::of(parent), PieceBits::of(child));
-        self.net.apply::<false>(to, old.minus(new));
-        self.net.apply::<true>(to, new.minus(old));
+        apply_rows::<f32, false>(&self.net, &self.net.w1, to, old.minus(new));
+        apply_rows::<f32, true>(&self.net, &self.net.w1, to, new.minus(old));
     }
 
     fn evaluate(&mut self, pos: &Position, ply: usize) -> i32 {
@@ -503,8 +513,10 @@ pub enum EvalChoice {
     Handcrafted,
     /// Material only ([`crate::eval::material`]).
     Material,
-    /// A learned network.
+    /// A learned network, in f32.
     Learned(std::sync::Arc<NnueNet>),
+    /// A learned network in integers ([`QuantNet`]).
+    Quantised(std::sync::Arc<QuantNet>),
 }
 
 impl EvalChoice {
@@ -515,6 +527,9 @@ impl EvalChoice {
             EvalChoice::Handcrafted => LeafEval::Handcrafted,
             EvalChoice::Material => LeafEval::Material,
             EvalChoice::Learned(net) => LeafEval::Learned(Box::new(NnueEval::new(net.clone()))),
+            EvalChoice::Quantised(net) => {
+                LeafEval::Quantised(Box::new(QuantEval::new(net.clone())))
+            }
         }
     }
 }
@@ -527,20 +542,25 @@ pub enum LeafEval {
     Handcrafted,
     Material,
     Learned(Box<NnueEval>),
+    Quantised(Box<QuantEval>),
 }
 
 impl Evaluation for LeafEval {
     #[inline]
     fn set_root(&mut self, root: &Position) {
-        if let LeafEval::Learned(e) = self {
-            e.set_root(root);
+        match self {
+            LeafEval::Learned(e) => e.set_root(root),
+            LeafEval::Quantised(e) => e.set_root(root),
+            LeafEval::Handcrafted | LeafEval::Material => {}
         }
     }
 
     #[inline]
     fn on_move(&mut self, parent: &Position, mv: &Move, child: &Position, ply: usize) {
-        if let LeafEval::Learned(e) = self {
-            e.on_move(parent, mv, child, ply);
+        match self {
+            LeafEval::Learned(e) => e.on_move(parent, mv, child, ply),
+            LeafEval::Quantised(e) => e.on_move(parent, mv, child, ply),
+            LeafEval::Handcrafted | LeafEval::Material => {}
         }
     }
 
@@ -550,6 +570,7 @@ impl Evaluation for LeafEval {
             LeafEval::Handcrafted => crate::eval::evaluate(pos),
             LeafEval::Material => crate::eval::material(pos),
             LeafEval::Learned(e) => e.evaluate(pos, ply),
+            LeafEval::Quantised(e) => e.evaluate(pos, ply),
         }
     }
 }
