@@ -10,7 +10,7 @@ use std::hint::black_box;
 use std::sync::Arc;
 use tammi_rules::{Game, Position, Variant};
 use tammi_search::alphabeta::{AlphaBeta, SearchLimits, SearchOptions};
-use tammi_search::nnue::{NnueEval, NnueNet};
+use tammi_search::nnue::{NnueEval, NnueNet, QuantEval, QuantNet};
 use tammi_search::{Evaluation, Handcrafted};
 
 /// Consecutive positions of a fixed pseudo-random game, with the moves
@@ -68,6 +68,24 @@ fn evaluations(c: &mut Criterion) {
                 }
             })
         });
+        let quant = Arc::new(QuantNet::new(net.clone()).expect("a random net fits i16"));
+        group.bench_function(format!("nnue-{width}-int16/full"), |b| {
+            b.iter(|| {
+                for (_, _, child) in &positions {
+                    black_box(quant.evaluate_full(black_box(child)));
+                }
+            })
+        });
+        group.bench_function(format!("nnue-{width}-int16/incremental"), |b| {
+            let mut eval = QuantEval::new(quant.clone());
+            eval.set_root(&positions[0].0);
+            b.iter(|| {
+                for (parent, mv, child) in &positions {
+                    eval.on_move(parent, mv, child, 0);
+                    black_box(eval.evaluate(black_box(child), 1));
+                }
+            })
+        });
     }
     group.finish();
 }
@@ -95,17 +113,30 @@ fn search_nodes(c: &mut Criterion) {
     group.bench_function(format!("handcrafted ({nodes} nodes)"), |b| {
         b.iter(|| AlphaBeta::new(SearchOptions::default()).search(&game, &limits))
     });
-    let net = Arc::new(NnueNet::random(Variant::English, 256, 3));
-    let nodes = AlphaBeta::with_eval(SearchOptions::default(), NnueEval::new(net.clone()))
-        .search(&game, &limits)
-        .nodes;
-    group.throughput(Throughput::Elements(nodes));
-    group.bench_function(format!("nnue-256 ({nodes} nodes)"), |b| {
-        b.iter(|| {
-            AlphaBeta::with_eval(SearchOptions::default(), NnueEval::new(net.clone()))
-                .search(&game, &limits)
-        })
-    });
+    for width in [128, 256] {
+        let net = Arc::new(NnueNet::random(Variant::English, width, 3));
+        let nodes = AlphaBeta::with_eval(SearchOptions::default(), NnueEval::new(net.clone()))
+            .search(&game, &limits)
+            .nodes;
+        group.throughput(Throughput::Elements(nodes));
+        group.bench_function(format!("nnue-{width} ({nodes} nodes)"), |b| {
+            b.iter(|| {
+                AlphaBeta::with_eval(SearchOptions::default(), NnueEval::new(net.clone()))
+                    .search(&game, &limits)
+            })
+        });
+        let quant = Arc::new(QuantNet::new(net).expect("a random net fits i16"));
+        let nodes = AlphaBeta::with_eval(SearchOptions::default(), QuantEval::new(quant.clone()))
+            .search(&game, &limits)
+            .nodes;
+        group.throughput(Throughput::Elements(nodes));
+        group.bench_function(format!("nnue-{width}-int16 ({nodes} nodes)"), |b| {
+            b.iter(|| {
+                AlphaBeta::with_eval(SearchOptions::default(), QuantEval::new(quant.clone()))
+                    .search(&game, &limits)
+            })
+        });
+    }
     group.finish();
 }
 
