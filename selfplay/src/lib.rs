@@ -47,7 +47,7 @@ mod worker;
 pub use config::{
     CONFIG_SECTIONS, ConfigError, RootSelection, SelfPlayConfig, check_sections, one_line,
 };
-pub use record::{GameEnd, GameRecord, Sample};
+pub use record::{GameEnd, GameRecord, Sample, result_for};
 pub use setup::{RANDOM_SELFPLAY_OPENINGS, run_setup, selfplay_openings, selfplay_starts};
 pub use shard::{
     SHARD_MAGIC, SHARD_VERSION, Shard, ShardError, ShardOrigin, decode_shard, encode_shard,

@@ -144,7 +144,7 @@ impl GameRecord {
 }
 
 /// `[win, draw, loss]` for `side` given the winner.
-pub(crate) fn result_for(winner: Option<Color>, side: Color) -> [f32; 3] {
+pub fn result_for(winner: Option<Color>, side: Color) -> [f32; 3] {
     match winner {
         None => [0.0, 1.0, 0.0],
         Some(w) if w == side => [1.0, 0.0, 0.0],

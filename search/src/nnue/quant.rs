@@ -7,7 +7,7 @@
 //! A net whose weights would overflow i16 accumulators stays in f32
 //! ([`QuantNet::new`] says so by returning `None`).
 
-use super::{HIDDEN, NnueNet, PieceBits, apply_rows, dot, layer};
+use super::{HIDDEN, NnueNet, PieceBits, apply_rows, dot, layer, push_accumulators};
 use crate::alphabeta::MAX_PLY;
 use crate::eval::Evaluation;
 use std::sync::Arc;
@@ -184,17 +184,14 @@ impl Evaluation for QuantEval {
     }
 
     fn on_move(&mut self, parent: &Position, _mv: &Move, child: &Position, ply: usize) {
-        if ply + 1 >= self.stack.len() {
-            return;
-        }
-        let (before, after) = self.stack.split_at_mut(ply + 1);
-        let (from, to) = (&before[ply], &mut after[0]);
-        for p in 0..2 {
-            to[p].copy_from_slice(&from[p]);
-        }
-        let (old, new) = (PieceBits::of(parent), PieceBits::of(child));
-        apply_rows::<i16, false>(&self.net.net, &self.net.w1, to, old.minus(new));
-        apply_rows::<i16, true>(&self.net.net, &self.net.w1, to, new.minus(old));
+        push_accumulators(
+            &self.net.net,
+            &self.net.w1,
+            &mut self.stack,
+            parent,
+            child,
+            ply,
+        );
     }
 
     fn evaluate(&mut self, pos: &Position, ply: usize) -> i32 {

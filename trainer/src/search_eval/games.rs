@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use tammi_rules::{Color, Game, Variant, result_token, write_pdn};
 use tammi_search::nnue::EvalChoice;
 use tammi_search::{AlphaBeta, SearchLimits, SearchOptions};
-use tammi_selfplay::{GameEnd, GameRecord, Sample};
+use tammi_selfplay::{GameEnd, GameRecord, Sample, result_for};
 
 /// How the bootstrap games are played (the `[games]` section).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -128,11 +128,7 @@ pub fn play_game(
     };
     let total = samples.len();
     for (i, s) in samples.iter_mut().enumerate() {
-        s.result = match winner {
-            None => [0.0, 1.0, 0.0],
-            Some(w) if w == s.position.side_to_move() => [1.0, 0.0, 0.0],
-            Some(_) => [0.0, 0.0, 1.0],
-        };
+        s.result = result_for(winner, s.position.side_to_move());
         s.moves_left = (total - i) as u32;
     }
     let round = (id + 1).to_string();

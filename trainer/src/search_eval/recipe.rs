@@ -261,13 +261,10 @@ impl Recipe<'_> {
             }
             return Err(refused(format!("round {round}: no positions to fit on")));
         }
-        let epochs = self.cfg.fit.epochs;
-        self.observer.stage(
-            &format!("fit {round}"),
-            u64::from(epochs) * train.len().div_ceil(self.cfg.fit.batch) as u64,
-            "steps",
-        );
+        let epochs = self.cfg.fit.epochs as usize;
         let steps = train.len().div_ceil(self.cfg.fit.batch);
+        self.observer
+            .stage(&format!("fit {round}"), (epochs * steps) as u64, "steps");
         let observer = self.observer;
         let (net, losses) = fit(
             &start,
@@ -276,7 +273,7 @@ impl Recipe<'_> {
             derive_seed(&[self.cfg.run.seed, 0xF17, u64::from(round)]),
             &mut |epoch, step, _| {
                 let done = (epoch as usize - 1) * steps + step;
-                observer.progress(done as u64, (epochs as usize * steps) as u64, "");
+                observer.progress(done as u64, (epochs * steps) as u64, "");
             },
         )
         .map_err(|e| refused(e.to_string()))?;
