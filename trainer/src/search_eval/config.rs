@@ -99,7 +99,7 @@ pub struct BootstrapSection {
 impl Default for BootstrapSection {
     fn default() -> Self {
         BootstrapSection {
-            rounds: 6,
+            rounds: 5,
             keep_all: true,
         }
     }
