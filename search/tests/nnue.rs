@@ -28,6 +28,32 @@ fn variants() -> Vec<Variant> {
     ]
 }
 
+/// Plays a random game from the start (move `choice % legal moves` at each
+/// ply), keeping `eval`'s accumulators by its hooks alone, and hands `check`
+/// each position with its ply and the incremental evaluation there.
+fn walk(
+    variant: Variant,
+    choices: &[u32],
+    eval: &mut impl Evaluation,
+    mut check: impl FnMut(&Position, usize, i32) -> Result<(), TestCaseError>,
+) -> Result<(), TestCaseError> {
+    let mut game = Game::start(variant);
+    eval.set_root(game.position());
+    for (ply, choice) in choices.iter().enumerate() {
+        let moves = game.legal_moves();
+        if moves.is_empty() || ply + 1 >= tammi_search::alphabeta::MAX_PLY {
+            break;
+        }
+        let m = moves[*choice as usize % moves.len()];
+        let parent = *game.position();
+        game.play(&m).unwrap();
+        eval.on_move(&parent, &m, game.position(), ply);
+        let incremental = eval.evaluate(game.position(), ply + 1);
+        check(game.position(), ply + 1, incremental)?;
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
 
@@ -40,26 +66,18 @@ proptest! {
         let variant = variants()[variant_index];
         let net = Arc::new(NnueNet::random(variant, 24, 5));
         let mut eval = NnueEval::new(net.clone());
-        let mut game = Game::start(variant);
-        eval.set_root(game.position());
-        prop_assert_eq!(eval.evaluate(game.position(), 0), net.evaluate_full(game.position()));
-        for (ply, choice) in choices.iter().enumerate() {
-            let moves = game.legal_moves();
-            if moves.is_empty() || ply + 1 >= tammi_search::alphabeta::MAX_PLY {
-                break;
-            }
-            let m = moves[*choice as usize % moves.len()];
-            let parent = *game.position();
-            game.play(&m).unwrap();
-            eval.on_move(&parent, &m, game.position(), ply);
-            let incremental = eval.evaluate(game.position(), ply + 1);
-            let full = net.evaluate_full(game.position());
+        let start = *Game::start(variant).position();
+        eval.set_root(&start);
+        prop_assert_eq!(eval.evaluate(&start, 0), net.evaluate_full(&start));
+        walk(variant, &choices, &mut eval, |pos, ply, incremental| {
+            let full = net.evaluate_full(pos);
             // f32 sums in another order: at most one hundredth apart.
             prop_assert!(
                 (incremental - full).abs() <= 1,
-                "{} ply {}: incremental {} full {}", variant, ply + 1, incremental, full
+                "{} ply {}: incremental {} full {}", variant, ply, incremental, full
             );
-        }
+            Ok(())
+        })?;
     }
 }
 
@@ -80,25 +98,15 @@ proptest! {
         let net = Arc::new(NnueNet::random(variant, 24, 5));
         let quant = Arc::new(QuantNet::new(net.clone()).expect("a random net fits i16"));
         let mut eval = QuantEval::new(quant.clone());
-        let mut game = Game::start(variant);
-        eval.set_root(game.position());
-        for (ply, choice) in choices.iter().enumerate() {
-            let moves = game.legal_moves();
-            if moves.is_empty() || ply + 1 >= tammi_search::alphabeta::MAX_PLY {
-                break;
-            }
-            let m = moves[*choice as usize % moves.len()];
-            let parent = *game.position();
-            game.play(&m).unwrap();
-            eval.on_move(&parent, &m, game.position(), ply);
-            let incremental = eval.evaluate(game.position(), ply + 1);
-            prop_assert_eq!(incremental, quant.evaluate_full(game.position()));
-            let f32_score = net.evaluate_full(game.position());
+        walk(variant, &choices, &mut eval, |pos, ply, incremental| {
+            prop_assert_eq!(incremental, quant.evaluate_full(pos));
+            let f32_score = net.evaluate_full(pos);
             prop_assert!(
                 (incremental - f32_score).abs() <= 3 + f32_score.abs() / 50,
-                "{} ply {}: int16 {} f32 {}", variant, ply + 1, incremental, f32_score
+                "{} ply {}: int16 {} f32 {}", variant, ply, incremental, f32_score
             );
-        }
+            Ok(())
+        })?;
     }
 }
 
