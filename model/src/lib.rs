@@ -28,6 +28,7 @@ mod error;
 mod eval;
 pub mod export;
 mod kernels;
+mod lineage;
 mod loss;
 mod model;
 mod net;
@@ -40,6 +41,7 @@ pub use error::ModelError;
 pub use eval::{
     EvalRequest, EvalResult, Evaluator, InferenceEngine, NetEvaluator, RawOutput, UniformEvaluator,
 };
+pub use lineage::{Leg, Lineage};
 pub use loss::{Losses, TrainConfig};
 pub use model::{
     CARD_FILE, FORMAT_VERSION, Model, ModelCard, WEIGHTS_FILE, WeightsInfo, fnv1a64,

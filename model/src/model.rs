@@ -58,6 +58,10 @@ pub struct ModelCard {
     pub created: String,
     /// Weights file name, size in bytes and FNV-1a 64 hash (hex).
     pub weights: WeightsInfo,
+    /// The legs of training that made the model, when it was saved for
+    /// continuing (`tammi train --save-model`); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lineage: Option<crate::Lineage>,
 }
 
 /// Identity of the weights file a card describes.
@@ -232,6 +236,7 @@ impl Model {
             parent: self.parent.clone(),
             created: utc_now_rfc3339(),
             weights,
+            lineage: None,
         }
     }
 

@@ -51,7 +51,7 @@ pub use record::{GameEnd, GameRecord, Sample, result_for};
 pub use setup::{RANDOM_SELFPLAY_OPENINGS, run_setup, selfplay_openings, selfplay_starts};
 pub use shard::{
     SHARD_MAGIC, SHARD_VERSION, Shard, ShardError, ShardOrigin, decode_shard, encode_shard,
-    read_shard, write_atomic, write_games, write_shard, write_shard_from,
+    read_shard, shard_files_below, write_atomic, write_games, write_shard, write_shard_from,
 };
 pub use tables::{EGDB_AUTO, OpenedTables, TablesSetting, open_tables};
 pub use targets::{ValueTargets, short_term_values};

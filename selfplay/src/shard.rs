@@ -301,6 +301,37 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ShardError> {
     Ok(tammi_files::write_file(path, bytes)?)
 }
 
+/// The shard files (`*.bin`) of a directory tree, sorted by path (so
+/// `gen-0001/` comes before `gen-0002/`).  Hidden entries are skipped: a
+/// run's pending and set-aside games, files still being written.
+pub fn shard_files_below(dir: &Path) -> Result<Vec<PathBuf>, ShardError> {
+    fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), ShardError> {
+        let io = |error| ShardError::Io {
+            path: dir.to_path_buf(),
+            error,
+        };
+        for entry in std::fs::read_dir(dir).map_err(io)? {
+            let path = entry.map_err(io)?.path();
+            let hidden = path
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with('.'));
+            if hidden {
+                continue;
+            }
+            if path.is_dir() {
+                collect(&path, out)?;
+            } else if path.extension().is_some_and(|e| e == "bin") {
+                out.push(path);
+            }
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    collect(dir, &mut out)?;
+    out.sort();
+    Ok(out)
+}
+
 /// Reads and verifies a shard file.
 pub fn read_shard(path: &Path) -> Result<Shard, ShardError> {
     let bytes = tammi_files::read_limited(path, tammi_files::limits::SHARD).map_err(|error| {

@@ -28,6 +28,22 @@ pub struct Args {
     /// Print the run's report (gating, ladder, time) as Markdown, redraw its chart, and exit.
     #[arg(long)]
     pub report: bool,
+    /// Start the run from a model directory saved with --save-model: its
+    /// weights, trainer state (AdamW moments, step), config, generation and
+    /// lineage, so training goes on where that run stopped.  With --config,
+    /// only keys that cannot change what is learned may differ (hours,
+    /// threads, backend, tables, ladder), and they are said.
+    #[arg(long, value_name = "MODEL_DIR", conflicts_with_all = ["save_model", "report", "verify", "only"])]
+    pub from: Option<PathBuf>,
+    /// With --from: continue a model saved without its trainer state, with
+    /// new AdamW moments from its weights (recorded in its lineage).
+    #[arg(long, requires = "from")]
+    pub new_optimizer: bool,
+    /// Save the run as it stood after its last finished generation (the
+    /// accepted model, its trainer state, config and lineage) to this new
+    /// directory, for `--from` on any machine, and exit.
+    #[arg(long, value_name = "MODEL_DIR", conflicts_with_all = ["report", "verify", "only"])]
+    pub save_model: Option<PathBuf>,
     /// Check the run directory without changing it and exit: state.json
     /// against the generations, checkpoints and models it names (and none
     /// later), and the games against their records (shards, worker chunks,
@@ -139,6 +155,23 @@ pub fn run(args: &Args) -> CliResult {
     if args.verify {
         return verify(args);
     }
+    if let Some(dest) = &args.save_model {
+        let machine = tammi_trainer::handoff::this_machine();
+        let h = tammi_trainer::handoff::save_model(&args.run, dest, &machine)?;
+        outln!(
+            "saved {} at generation {} (model gen-{:04}, trainer {}): {} games, {:.2} training \
+             hours over all legs; continue it with `tammi train --run NEW --from {}`",
+            dest.display(),
+            h.generation,
+            h.accepted,
+            h.trainer
+                .map_or("state not saved".into(), |t| format!("gen-{t:04}")),
+            h.games,
+            h.seconds / 3600.0,
+            dest.display()
+        );
+        return Ok(());
+    }
     if args.generations == Some(0) {
         return Err(CliError(
             "--generations must be at least 1 (leave it out for no limit)".into(),
@@ -152,7 +185,34 @@ pub fn run(args: &Args) -> CliResult {
         )));
     }
     let state = args.run.join("state.json");
-    if state.exists() {
+    if let Some(from) = &args.from {
+        let given = match &args.config {
+            Some(path) => Some(super::config::load_config(path)?),
+            None => None,
+        };
+        let s = tammi_trainer::handoff::create_from(
+            &args.run,
+            from,
+            given.as_ref(),
+            args.new_optimizer,
+        )?;
+        outln!(
+            "started run {} from {} at generation {} ({} games, {:.2} training hours before); \
+             its first generation plays {} games to refill the replay window",
+            args.run.display(),
+            from.display(),
+            s.handoff.generation + 1,
+            s.handoff.games,
+            s.handoff.seconds / 3600.0,
+            s.refill_games
+        );
+        for c in &s.changes {
+            outln!("config changed from the model's: {c}");
+        }
+        if args.new_optimizer {
+            outln!("new AdamW moments from the model's weights (recorded in its lineage)");
+        }
+    } else if state.exists() {
         let existing = run_config(&args.run)?;
         if let Some(path) = &args.config {
             let given = super::config::load_config(path)?;

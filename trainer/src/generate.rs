@@ -144,7 +144,8 @@ pub fn verify_generation(dir: ShardDir<'_>) -> Result<u64, RunError> {
 /// Checks the self-play directory of a run against its state before a
 /// resume: only `gen-NNNN` directories, each verified as in
 /// [`verify_generation`], none past the current generation, and each finished
-/// generation holding exactly `games_per_generation` games, which together
+/// generation holding exactly `games_per_generation` games (more in a
+/// continued run's refill generation, [`RunState::games_for`]), which together
 /// make the `games` of `state.json`.  The error names the file or directory.
 pub fn verify_run_shards(
     run: &RunDir,
@@ -197,9 +198,10 @@ pub fn verify_run_shards(
             },
         })?;
         if finished {
-            if games != games_per_generation {
+            let played = state.games_for(generation, games_per_generation);
+            if games != played {
                 return Err(RunError::Refused(format!(
-                    "{}: {games} games in its shards, the run played {games_per_generation} \
+                    "{}: {games} games in its shards, the run played {played} \
                      (a shard was deleted or added)",
                     entry.path().display()
                 )));

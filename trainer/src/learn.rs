@@ -104,7 +104,11 @@ pub fn load_checkpoint(
     Ok((trainer, info))
 }
 
-fn save_checkpoint(dir: &Path, trainer: &Trainer, info: &CheckpointInfo) -> Result<(), RunError> {
+pub(crate) fn save_checkpoint(
+    dir: &Path,
+    trainer: &Trainer,
+    info: &CheckpointInfo,
+) -> Result<(), RunError> {
     let parent = dir.parent().expect("checkpoint dirs have a parent");
     std::fs::create_dir_all(parent).map_err(io_err(parent))?;
     tammi_files::write_dir(dir, |tmp| fill_checkpoint(tmp, trainer, info))

@@ -10,11 +10,14 @@
 //! - [`intake`]: self-play by `tammi worker` processes on other machines, taken in.
 //! - [`live`]: `live.json`, the running trainer's stage and progress for other processes.
 //! - [`run`]: the loop, [`create_run`] and [`train`]; [`report`]: a run's story in Markdown.
+//! - [`handoff`]: a model saved with its trainer state, and a run continued from it
+//!   (training across sittings and machines).
 
 pub mod config;
 pub mod endgame;
 pub mod evaluate;
 pub mod generate;
+pub mod handoff;
 pub mod intake;
 pub mod learn;
 pub mod live;

@@ -13,7 +13,7 @@ use std::collections::{BTreeSet, VecDeque};
 use std::path::{Path, PathBuf};
 use tammi_model::TrainBatch;
 use tammi_rules::{Symmetry, Variant};
-use tammi_selfplay::{Sample, ShardError, ValueTargets, read_shard};
+use tammi_selfplay::{Sample, ShardError, ValueTargets, read_shard, shard_files_below};
 
 /// How large the window is (`[train.window]` of a config).
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -90,34 +90,6 @@ pub struct ReplayBuffer {
     produced: u64,
 }
 
-/// Shard files below `dir`, in path order (finished shards only: temporary
-/// files of an interrupted write end in `.tmp` and are skipped).
-fn shard_files(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), ReplayError> {
-    let entries = std::fs::read_dir(dir).map_err(|error| ReplayError::Io {
-        path: dir.to_path_buf(),
-        error,
-    })?;
-    for entry in entries {
-        let entry = entry.map_err(|error| ReplayError::Io {
-            path: dir.to_path_buf(),
-            error,
-        })?;
-        let path = entry.path();
-        let hidden = path
-            .file_name()
-            .is_some_and(|n| n.to_string_lossy().starts_with('.'));
-        if hidden {
-            continue;
-        }
-        if path.is_dir() {
-            shard_files(&path, out)?;
-        } else if path.extension().is_some_and(|e| e == "bin") {
-            out.push(path);
-        }
-    }
-    Ok(())
-}
-
 impl ReplayBuffer {
     pub fn new(variant: Variant, config: WindowConfig) -> ReplayBuffer {
         ReplayBuffer {
@@ -128,6 +100,14 @@ impl ReplayBuffer {
             loaded: BTreeSet::new(),
             produced: 0,
         }
+    }
+
+    /// Counts `produced` samples as made before any shard is read: those
+    /// of the earlier legs of a continued run, which size the window and
+    /// the steps allowed but are not in it.
+    pub fn with_produced(mut self, produced: u64) -> ReplayBuffer {
+        self.produced = produced;
+        self
     }
 
     /// Makes the value targets of games read from now on with `targets`
@@ -141,11 +121,8 @@ impl ReplayBuffer {
     /// `gen-0001/` comes before `gen-0002/`), then trims the window.
     /// Returns the number of new samples.
     pub fn scan(&mut self, dir: &Path) -> Result<usize, ReplayError> {
-        let mut files = Vec::new();
-        shard_files(dir, &mut files)?;
-        files.sort();
         let mut added = 0;
-        for path in files {
+        for path in shard_files_below(dir)? {
             if self.loaded.contains(&path) {
                 continue;
             }

@@ -53,6 +53,17 @@ impl std::fmt::Display for Stopped {
     }
 }
 
+/// `run.json` of a run created now by this build with `cfg`.
+pub(crate) fn new_run_info(cfg: &RunConfig) -> RunInfo {
+    RunInfo {
+        run_format: RUN_FORMAT,
+        tammi_version: env!("CARGO_PKG_VERSION").into(),
+        git_revision: env!("TAMMI_GIT_REVISION").into(),
+        created: tammi_model::utc_now_rfc3339(),
+        config: Some(cfg.to_toml()),
+    }
+}
+
 /// Creates a run directory with the resolved config, the run info and the
 /// initial model (generation 0).  Refused if `root` already holds a run.
 pub fn create_run(root: &Path, cfg: &RunConfig) -> Result<(), RunError> {
@@ -67,16 +78,7 @@ pub fn create_run(root: &Path, cfg: &RunConfig) -> Result<(), RunError> {
     run.check_free_for_new_run()?;
     crate::openings::check(cfg)?;
     std::fs::create_dir_all(root).map_err(io_err(root))?;
-    write_json(
-        &run.info(),
-        &RunInfo {
-            run_format: RUN_FORMAT,
-            tammi_version: env!("CARGO_PKG_VERSION").into(),
-            git_revision: env!("TAMMI_GIT_REVISION").into(),
-            created: tammi_model::utc_now_rfc3339(),
-            config: Some(cfg.to_toml()),
-        },
-    )?;
+    write_json(&run.info(), &new_run_info(cfg))?;
     write_atomic(&run.config(), cfg.to_toml().as_bytes())?;
     let variant = cfg.variant();
     let backend = cfg.backend();
@@ -125,7 +127,7 @@ pub fn run_config(root: &Path) -> Result<RunConfig, RunError> {
 
 /// The keys whose values differ between two configs, as
 /// `section.key: old -> new`, by name.
-fn config_changes(old: &RunConfig, new: &RunConfig) -> Vec<String> {
+pub(crate) fn config_changes(old: &RunConfig, new: &RunConfig) -> Vec<String> {
     fn flatten(prefix: &str, table: &toml::Table, out: &mut Vec<(String, String)>) {
         for (key, value) in table {
             let name = if prefix.is_empty() {
@@ -264,8 +266,13 @@ fn run_locked(
         ),
         None => Vec::new(),
     };
-    let buffer =
-        ReplayBuffer::new(variant, cfg.train.window).with_value_targets(cfg.train.value_target);
+    // A continued run's buffer starts empty but counts the earlier legs'
+    // positions, so the window's size and the steps allowed per position
+    // carry on where they were.
+    let carried = state.continued.as_ref().map_or(0, |c| c.positions);
+    let buffer = ReplayBuffer::new(variant, cfg.train.window)
+        .with_value_targets(cfg.train.value_target)
+        .with_produced(carried);
     let generations = options.generations.unwrap_or(cfg.run.generations);
     let max_hours = options.max_hours.unwrap_or(cfg.run.max_hours);
     if let Some(only) = options.only
@@ -304,9 +311,10 @@ fn run_locked(
             Stage::Ladder => stages.ladder(&mut state, generation, started)?,
         }
         state.seconds += started.elapsed().as_secs_f64();
+        let earlier = state.continued.as_ref().map_or(0.0, |c| c.seconds);
         stages
             .metrics
-            .scalar("run/hours", generation, state.seconds / 3600.0)?;
+            .scalar("run/hours", generation, (earlier + state.seconds) / 3600.0)?;
         stages.metrics.flush()?;
         write_json(&run.state(), &state)?;
         if options.only.is_some() {
@@ -333,12 +341,9 @@ struct Stages<'a> {
 impl Stages<'_> {
     /// Plays the generation's self-play games with the accepted model.
     fn selfplay(&mut self, state: &mut RunState, generation: u64) -> Result<(), RunError> {
-        self.observer.stage(
-            generation,
-            Stage::Selfplay,
-            self.cfg.run.games_per_generation,
-            "games",
-        );
+        let games = state.games_for(generation, self.cfg.run.games_per_generation);
+        self.observer
+            .stage(generation, Stage::Selfplay, games, "games");
         let first = state.accepted == 0 && self.cfg.run.uniform_first_generation;
         let evaluator = load_evaluator(
             (!first).then(|| self.run.model(state.accepted)).as_deref(),
@@ -357,7 +362,7 @@ impl Stages<'_> {
             evaluator.as_ref(),
             &self.cfg.selfplay,
             &self.setup,
-            self.cfg.run.games_per_generation,
+            games,
             derive_seed(&[self.cfg.run.seed, generation, 0x5E1F]),
             self.observer,
         )?;
@@ -603,8 +608,9 @@ impl Stages<'_> {
                 2 * l.pairs as u64 * l.depths.len() as u64,
                 "games",
             );
-            // Training time: self-play, training and gating, without the ladder itself.
-            let hours = (state.seconds - state.ladder_seconds) / 3600.0;
+            // Training time over every leg: self-play, training and gating,
+            // without the ladder itself.
+            let hours = state.training_seconds() / 3600.0;
             let records = play_ladder(
                 self.run,
                 self.cfg,

@@ -208,6 +208,33 @@ pub struct RunState {
     pub ladder_seconds: f64,
     /// Self-play games on disk, over all finished self-play stages.
     pub games: u64,
+    /// What the run carries over from the training it continues (`tammi
+    /// train --from`); absent in a run from scratch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub continued: Option<Continued>,
+}
+
+/// What a run continued from a saved model ([`crate::handoff`]) knows of
+/// the earlier legs, whose generations this directory does not hold.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Continued {
+    /// The model directory it started from, as given.
+    pub from: String,
+    /// The earlier legs' last generation: this run plays from the next one.
+    pub generation: u64,
+    /// Games, training positions and training seconds of the earlier legs.
+    pub games: u64,
+    pub positions: u64,
+    pub seconds: f64,
+    /// Games of this run's first generation: enough to refill the replay
+    /// window's minimum, since the earlier window is not carried.
+    pub refill_games: u64,
+    /// The earlier legs.
+    pub lineage: tammi_model::Lineage,
+    /// What this leg does differently, for its lineage entry.
+    #[serde(default)]
+    pub notes: Vec<String>,
 }
 
 impl RunState {
@@ -223,7 +250,29 @@ impl RunState {
             seconds: 0.0,
             ladder_seconds: 0.0,
             games: 0,
+            continued: None,
         }
+    }
+
+    /// The first generation this directory holds (1, or the one after the
+    /// earlier legs' of a continued run).
+    pub fn first_generation(&self) -> u64 {
+        self.continued.as_ref().map_or(1, |c| c.generation + 1)
+    }
+
+    /// Games generation `generation` plays: `per_generation`, or more in the
+    /// first generation of a continued run, which refills the replay window.
+    pub fn games_for(&self, generation: u64, per_generation: u64) -> u64 {
+        match &self.continued {
+            Some(c) if generation == c.generation + 1 => c.refill_games.max(per_generation),
+            _ => per_generation,
+        }
+    }
+
+    /// Training seconds over every leg (the ladder, a measurement, left out).
+    pub fn training_seconds(&self) -> f64 {
+        let earlier = self.continued.as_ref().map_or(0.0, |c| c.seconds);
+        earlier + self.seconds - self.ladder_seconds
     }
 }
 
@@ -291,7 +340,7 @@ impl RunState {
             ));
         }
         if !external {
-            for finished in 1..g {
+            for finished in self.first_generation()..g {
                 let dir = run.selfplay_gen(finished);
                 if !dir.is_dir() {
                     return bad(format!(

@@ -158,22 +158,11 @@ fn io(path: &Path, error: std::io::Error) -> RunError {
     }
 }
 
-/// Every shard of a directory tree (`.bin` files), in path order.
+/// Every shard of a directory tree (`.bin` files), in path order; none when
+/// the directory does not exist (yet).
 fn shard_files(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), RunError> {
-    if !dir.exists() {
-        return Ok(());
-    }
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| io(dir, e))?
-        .map(|e| e.map(|e| e.path()).map_err(|e| io(dir, e)))
-        .collect::<Result<_, _>>()?;
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            shard_files(&p, out)?;
-        } else if p.extension().is_some_and(|e| e == "bin") {
-            out.push(p);
-        }
+    if dir.exists() {
+        out.extend(tammi_selfplay::shard_files_below(dir)?);
     }
     Ok(())
 }
