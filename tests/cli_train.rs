@@ -188,3 +188,82 @@ fn train_rejects_bad_input_with_one_line() {
     assert_eq!(code, 2);
     assert!(err.contains("format 99"), "{err}");
 }
+
+#[test]
+fn the_committed_model_continues_with_new_moments_only_when_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("leg");
+    let run_s = run.to_str().unwrap();
+    let model = "models/english-default";
+    // It was saved before models carried their trainer state.
+    let (code, _, err) = tammi(&["train", "--run", run_s, "--from", model]);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("--new-optimizer"), "{err}");
+    assert!(!run.exists(), "nothing is written for a refused start");
+    // A config that changes what is learned (another seed) is refused.
+    let (code, _, err) = tammi(&[
+        "train",
+        "--run",
+        run_s,
+        "--from",
+        model,
+        "--new-optimizer",
+        "--config",
+        "configs/default.toml",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("run.seed"), "{err}");
+    // Asked for, the run starts where the model's stopped: generation 133,
+    // its weights, new moments at its step, a window refill of 491 games;
+    // --generations 132 then stops before any work.
+    let (code, out, err) = tammi(&[
+        "train",
+        "--run",
+        run_s,
+        "--from",
+        model,
+        "--new-optimizer",
+        "--generations",
+        "132",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("at generation 133") && out.contains("491 games"),
+        "{out}"
+    );
+    let state: tammi_trainer::RunState =
+        serde_json::from_str(&std::fs::read_to_string(run.join("state.json")).unwrap()).unwrap();
+    assert_eq!((state.generation, state.accepted), (133, 132));
+    let continued = state.continued.expect("a continued run");
+    assert_eq!((continued.games, continued.refill_games), (16_896, 491));
+    assert_eq!(continued.lineage.legs.len(), 1);
+    assert!(
+        continued
+            .notes
+            .iter()
+            .any(|n| n.contains("new AdamW moments"))
+    );
+    let checkpoint = run.join("checkpoints/gen-0132");
+    assert!(checkpoint.join("optimizer.bpk").exists());
+    let info: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(checkpoint.join("trainer.json")).unwrap())
+            .unwrap();
+    assert_eq!(info["steps"], 32_275);
+    assert_eq!(
+        std::fs::read(run.join("models/gen-0132/weights.safetensors")).unwrap(),
+        std::fs::read(Path::new(model).join("weights.safetensors")).unwrap()
+    );
+    // Nothing is finished yet, so there is nothing new to save.
+    let saved = dir.path().join("saved");
+    let (code, _, err) = tammi(&[
+        "train",
+        "--run",
+        run_s,
+        "--save-model",
+        saved.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("no generation is finished yet"), "{err}");
+    assert!(!saved.exists());
+}

@@ -482,3 +482,53 @@ pub fn create_from(
         refill_games: refill,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_keys_that_cannot_change_the_learning_are_safe() {
+        for safe in [
+            "run.max_hours: 0.0 -> 2.0",
+            "selfplay.threads: 2 -> 16",
+            "run.backend: \"flex\" -> \"cuda\"",
+            "ladder.pairs: 4 -> 8",
+            "external.enabled: false -> true",
+        ] {
+            assert!(safe_change(safe), "{safe}");
+        }
+        for learning in [
+            "train.learning_rate: 0.002 -> 0.004",
+            "model.blocks: 4 -> 6",
+            "run.seed: 1 -> 2",
+            "selfplay.simulations: 48 -> 96",
+            "run.max_hours_extra: 1 -> 2",
+            "ladderx.pairs: 4 -> 8",
+        ] {
+            assert!(!safe_change(learning), "{learning}");
+        }
+    }
+
+    #[test]
+    fn the_refill_covers_the_window_minimum_at_the_saved_game_length() {
+        let mut cfg = RunConfig::default();
+        cfg.run.games_per_generation = 128;
+        cfg.train.window.min_positions = 60_000;
+        let handoff = |games, positions| Handoff {
+            format: HANDOFF_FORMAT,
+            variant: "english".into(),
+            generation: 132,
+            accepted: 132,
+            trainer: None,
+            games,
+            positions,
+            seconds: 0.0,
+        };
+        // english-default: 2,065,610 positions in 16,896 games, 122.3 a game.
+        assert_eq!(refill_games(&cfg, &handoff(16_896, 2_065_610)), 491);
+        // Never less than a generation, and a generation when nothing is known.
+        assert_eq!(refill_games(&cfg, &handoff(1_000, 10_000_000)), 128);
+        assert_eq!(refill_games(&cfg, &handoff(0, 0)), 128);
+    }
+}
