@@ -79,10 +79,17 @@ pub struct SelfplayArgs {
 #[derive(clap::Args, Debug)]
 pub struct NnArgs {
     /// Config file; its [model] section is the net measured (default: built-in defaults).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "model")]
     pub config: Option<PathBuf>,
+    /// Model directory whose net is measured (its weights, e.g. the one
+    /// `tammi export` turned into ONNX for `scripts/onnx_bench.py`).
+    #[arg(long)]
+    pub model: Option<PathBuf>,
     #[command(flatten)]
     pub net: NetArgs,
+    /// Measure inference by batch size only (no parallel callers, no training).
+    #[arg(long)]
+    pub inference_only: bool,
     /// Engine for inference and training: `kernels` (tammi's CPU kernels, the
     /// default on flex) or `burn` (burn's forward pass and autodiff, the default
     /// on GPU backends and for nets the kernels do not train).
@@ -218,13 +225,14 @@ fn run_nn(a: &NnArgs) -> CliResult {
     if a.callers.is_some_and(|c| c == 0 || c > 256) {
         return Err(CliError("--callers must be between 1 and 256".into()));
     }
-    let cfg: NetConfig = match &a.config {
-        Some(p) => super::infer::model_config(p)?,
-        None => NetConfig::default(),
-    };
     let backend = a.net.backend;
     let v = a.net.variant;
-    let model = Model::new(v, &cfg, 1, backend)?;
+    let model = match (&a.model, &a.config) {
+        (Some(dir), _) => Model::load(dir, v, backend)?,
+        (None, Some(p)) => Model::new(v, &super::infer::model_config(p)?, 1, backend)?,
+        (None, None) => Model::new(v, &NetConfig::default(), 1, backend)?,
+    };
+    let cfg = model.net_config().clone();
     let enc = model.encoding();
     let flops = cfg.flops_per_position(enc.rows(), enc.planes(), enc.policy_size());
     let ev = match a.engine.as_deref() {
@@ -274,6 +282,12 @@ fn run_nn(a: &NnArgs) -> CliResult {
         let reqs = requests(&games[..b]);
         let pps = rate(a.seconds, b, || Ok(ev.evaluate(&reqs, &mut out)?))?;
         emit("inference", b, pps, 1.0);
+    }
+    if a.inference_only {
+        if a.json {
+            outln!("{}", serde_json::Value::Array(rows));
+        }
+        return Ok(());
     }
     let callers = a.callers.unwrap_or_else(rayon::current_num_threads).max(1);
     let cb = &games[..a.caller_batch];

@@ -18,6 +18,7 @@
 //! The outputs equal burn's forward pass up to float rounding (tested in this
 //! module and in `tests/cpu_kernels.rs` on a trained model).
 
+use super::direct::{Direct, Finish};
 use super::layers::{Dense, Unfold3x3, add_bias, add_bias_relu, add_bias_skip_relu, matmul, sized};
 use super::plan::{Body as PlanBody, ConvLayer, NetPlan};
 use crate::net::MOVES_LEFT_SCALE;
@@ -119,6 +120,9 @@ pub(crate) struct CpuNet {
     /// Positions per block of [`CpuNet::forward_blocks`].
     block_positions: usize,
     unfold: Unfold3x3,
+    /// The AVX-512 direct convolutions, where the CPU and the net allow them
+    /// (the body's 3x3 convolutions; the heads stay on `gemm`).
+    direct: Option<Direct>,
 }
 
 /// Where a forward pass writes the results of some positions: policy logits
@@ -163,6 +167,9 @@ struct Scratch {
     value_features: Vec<f32>,
     hidden: Vec<f32>,
     wdl_logits: Vec<f32>,
+    /// Padded boards of the direct convolutions.
+    padded_input: Vec<f32>,
+    padded: [Vec<f32>; 3],
 }
 
 thread_local! {
@@ -208,7 +215,18 @@ impl CpuNet {
         };
         let bytes_per_position = (floats_per_position * 4).max(1);
         let block_positions = (BLOCK_BYTES / bytes_per_position).clamp(1, 256);
+        let direct = match &body {
+            Body::Resnet { stem, blocks, .. } => {
+                let convs = std::iter::once(stem).chain(blocks.iter().flat_map(|b| [&b.a, &b.b]));
+                let fits = convs.into_iter().all(|c| {
+                    c.kernel == 3 && Direct::supports(c.outputs) && c.outputs == stem.outputs
+                });
+                Direct::detect(board).filter(|_| fits)
+            }
+            Body::Mlp { .. } => None,
+        };
         CpuNet {
+            direct,
             block_positions,
             planes,
             area,
@@ -219,6 +237,20 @@ impl CpuNet {
             moves_left_fc: plan.moves_left_fc.clone(),
             unfold: Unfold3x3::new(board),
         }
+    }
+
+    /// The same net on the general path only (unfolding and `gemm`), for
+    /// comparing the two paths.
+    #[cfg(test)]
+    pub(crate) fn without_direct(mut self) -> CpuNet {
+        self.direct = None;
+        self
+    }
+
+    /// Whether the forward pass uses the AVX-512 direct convolutions.
+    #[cfg(test)]
+    pub(crate) fn uses_direct_convolutions(&self) -> bool {
+        self.direct.is_some()
     }
 
     /// Whether the net has a moves-left head.
@@ -306,6 +338,8 @@ impl CpuNet {
             value_features,
             hidden,
             wdl_logits,
+            padded_input,
+            padded,
         } = s;
         let value_in: &[f32] = match &self.body {
             Body::Resnet {
@@ -316,27 +350,31 @@ impl CpuNet {
                 value_conv,
             } => {
                 let rows = n * self.area;
-                // Channels-last copy of the input planes.
-                let x0 = sized(x, rows * self.planes);
-                for (p, planes) in inputs.chunks_exact(in_len).enumerate() {
-                    for c in 0..self.planes {
-                        for sq in 0..self.area {
-                            x0[(p * self.area + sq) * self.planes + c] = planes[c * self.area + sq];
-                        }
+                let cur: &[f32] = if let Some(d) = &self.direct {
+                    let pd = d.padded();
+                    let c = stem.outputs;
+                    let input = sized(padded_input, pd.len(n, self.planes));
+                    pd.from_planes(inputs, self.planes, input);
+                    let [mut cur, mid, mut other] = padded.each_mut().map(|b| {
+                        let b = sized(b, pd.len(n, c));
+                        pd.zero_border(b, n, c);
+                        b
+                    });
+                    let conv = |l: &Conv, x: &[f32], out: &mut [f32], f: Finish<'_>| {
+                        d.conv3x3(n, l.inputs, l.outputs, &l.weight, &l.bias, x, out, f)
+                    };
+                    conv(stem, input, cur, Finish::Relu);
+                    for b in blocks {
+                        conv(&b.a, cur, mid, Finish::Relu);
+                        conv(&b.b, mid, other, Finish::SkipRelu(cur));
+                        std::mem::swap(&mut cur, &mut other);
                     }
-                }
-                let mut cur = sized(y, rows * stem.outputs);
-                self.conv(stem, rows, x0, cols, cur);
-                add_bias_relu(cur, &stem.bias);
-                let mut other = sized(x, rows * stem.outputs);
-                for b in blocks {
-                    let mid = sized(t, rows * b.a.outputs);
-                    self.conv(&b.a, rows, cur, cols, mid);
-                    add_bias_relu(mid, &b.a.bias);
-                    self.conv(&b.b, rows, mid, cols, other);
-                    add_bias_skip_relu(other, &b.b.bias, cur);
-                    std::mem::swap(&mut cur, &mut other);
-                }
+                    let body_out = sized(x, rows * c);
+                    pd.to_rows(cur, n, c, body_out);
+                    body_out
+                } else {
+                    self.general_body(inputs, n, stem, blocks, x, y, t, cols)
+                };
                 let pf = sized(policy_features, rows * policy_conv.outputs);
                 self.conv(policy_conv, rows, cur, cols, pf);
                 add_bias_relu(pf, &policy_conv.bias);
@@ -364,6 +402,58 @@ impl CpuNet {
                 &features[..n * width]
             }
         };
+        self.heads(n, value_in, hidden, wdl_logits, wdl, moves_left);
+    }
+
+    /// The ResNet body on the general path: unfolding and `gemm` products.
+    #[allow(clippy::too_many_arguments)]
+    fn general_body<'s>(
+        &self,
+        inputs: &[f32],
+        n: usize,
+        stem: &Conv,
+        blocks: &[Block],
+        x: &'s mut Vec<f32>,
+        y: &'s mut Vec<f32>,
+        t: &mut Vec<f32>,
+        cols: &mut Vec<f32>,
+    ) -> &'s [f32] {
+        let in_len = self.planes * self.area;
+        let rows = n * self.area;
+        // Channels-last copy of the input planes.
+        let x0 = sized(x, rows * self.planes);
+        for (p, planes) in inputs.chunks_exact(in_len).enumerate() {
+            for c in 0..self.planes {
+                for sq in 0..self.area {
+                    x0[(p * self.area + sq) * self.planes + c] = planes[c * self.area + sq];
+                }
+            }
+        }
+        let mut cur = sized(y, rows * stem.outputs);
+        self.conv(stem, rows, x0, cols, cur);
+        add_bias_relu(cur, &stem.bias);
+        let mut other = sized(x, rows * stem.outputs);
+        for b in blocks {
+            let mid = sized(t, rows * b.a.outputs);
+            self.conv(&b.a, rows, cur, cols, mid);
+            add_bias_relu(mid, &b.a.bias);
+            self.conv(&b.b, rows, mid, cols, other);
+            add_bias_skip_relu(other, &b.b.bias, cur);
+            std::mem::swap(&mut cur, &mut other);
+        }
+        cur
+    }
+
+    /// The value head (and moves-left head) from the value features.
+    fn heads(
+        &self,
+        n: usize,
+        value_in: &[f32],
+        hidden: &mut Vec<f32>,
+        wdl_logits: &mut Vec<f32>,
+        wdl: &mut [f32],
+        moves_left: &mut [f32],
+    ) {
         let h = sized(hidden, n * self.value_fc1.outputs);
         self.value_fc1.apply(n, value_in, h);
         add_bias_relu(h, &self.value_fc1.bias);
@@ -479,10 +569,13 @@ pub(crate) mod tests {
         let out = pv.forward(x);
         let want_policy = floats(out.policy).unwrap();
         let want_wdl = floats(burn::tensor::activation::softmax(out.wdl, 1)).unwrap();
-        let mut policy_out = vec![0.0; batch * policy];
-        let mut wdl = vec![0.0; batch * 3];
-        let mut ml = vec![0.0; if cpu.has_moves_left() { batch } else { 0 }];
-        cpu.forward(&inputs, &mut policy_out, &mut wdl, &mut ml);
+        let want_moves_left = out.moves_left.map(|m| {
+            floats(m)
+                .unwrap()
+                .iter()
+                .map(|x| (x * MOVES_LEFT_SCALE).max(0.0))
+                .collect::<Vec<f32>>()
+        });
         let max_diff = |a: &[f32], b: &[f32]| {
             assert_eq!(a.len(), b.len());
             a.iter()
@@ -494,21 +587,35 @@ pub(crate) mod tests {
             .iter()
             .fold(0.0f32, |m, x| m.max(x.abs()))
             .max(1.0);
-        let dp = max_diff(&policy_out, &want_policy);
-        assert!(
-            dp <= 1e-4 * scale,
-            "{net:?}: policy logits differ by {dp} (scale {scale})"
-        );
-        let dw = max_diff(&wdl, &want_wdl);
-        assert!(dw <= 1e-5, "{net:?}: W/D/L differs by {dw}");
-        if let Some(m) = out.moves_left {
-            let want: Vec<f32> = floats(m)
-                .unwrap()
-                .iter()
-                .map(|x| (x * MOVES_LEFT_SCALE).max(0.0))
-                .collect();
-            let dm = max_diff(&ml, &want);
-            assert!(dm <= 1e-3, "{net:?}: moves left differs by {dm}");
+        // Both paths where this CPU has the direct convolutions.
+        let paths = if cpu.uses_direct_convolutions() {
+            vec![cpu.clone(), cpu.without_direct()]
+        } else {
+            vec![cpu]
+        };
+        for cpu in paths {
+            let direct = cpu.uses_direct_convolutions();
+            let mut policy_out = vec![0.0; batch * policy];
+            let mut wdl = vec![0.0; batch * 3];
+            let mut ml = vec![0.0; if cpu.has_moves_left() { batch } else { 0 }];
+            cpu.forward(&inputs, &mut policy_out, &mut wdl, &mut ml);
+            let dp = max_diff(&policy_out, &want_policy);
+            assert!(
+                dp <= 1e-4 * scale,
+                "{net:?} (direct {direct}): policy logits differ by {dp} (scale {scale})"
+            );
+            let dw = max_diff(&wdl, &want_wdl);
+            assert!(
+                dw <= 1e-5,
+                "{net:?} (direct {direct}): W/D/L differs by {dw}"
+            );
+            if let Some(want) = &want_moves_left {
+                let dm = max_diff(&ml, want);
+                assert!(
+                    dm <= 1e-3,
+                    "{net:?} (direct {direct}): moves left differs by {dm}"
+                );
+            }
         }
         // Not trivially equal: the positions get different outputs.  (The
         // policy logits, not W/D/L: a fresh value head is nearly uniform, so
@@ -527,6 +634,9 @@ pub(crate) mod tests {
     fn resnet_with_batch_norm_matches_burn() {
         compare(&NetConfig::resnet(2, 16), 8, 1024, 5);
         compare(&NetConfig::resnet(1, 8), 8, 1024, 1);
+        // 32 and 48 channels: the direct convolutions' two register shapes.
+        compare(&NetConfig::resnet(2, 32), 8, 1024, 3);
+        compare(&NetConfig::resnet(1, 48), 8, 1024, 2);
     }
 
     #[test]
@@ -542,6 +652,7 @@ pub(crate) mod tests {
     #[test]
     fn international_board_and_mlp_match_burn() {
         compare(&NetConfig::resnet(1, 8), 10, 2500, 3);
+        compare(&NetConfig::resnet(1, 32), 10, 2500, 2);
         compare(&NetConfig::mlp(2, 32), 8, 1024, 9);
         let net = NetConfig {
             moves_left_head: true,

@@ -1,9 +1,10 @@
 //! tammi's own CPU kernels for the policy-value net: one plan of the net's
 //! layers read from burn ([`plan`]), run forward for inference ([`infer`])
 //! and forward and backward for training ([`train`]) on shared building
-//! blocks ([`layers`]).  burn types stop at the plan: the kernels see plain
+//! blocks ([`layers`]), with direct convolutions for AVX-512 CPUs ([`direct`]).  burn types stop at the plan: the kernels see plain
 //! `f32` buffers.
 
+pub(crate) mod direct;
 pub(crate) mod infer;
 pub(crate) mod layers;
 pub(crate) mod plan;
