@@ -31,6 +31,14 @@ impl Padded {
         }
     }
 
+    pub(crate) fn board(&self) -> usize {
+        self.board
+    }
+
+    pub(crate) fn side(&self) -> usize {
+        self.side
+    }
+
     /// Floats of `n` positions of `channels` channels.
     pub(crate) fn len(&self, n: usize, channels: usize) -> usize {
         n * self.side * self.side * channels
@@ -167,10 +175,155 @@ impl Direct {
     }
 }
 
+impl Direct {
+    /// `out[r, j] = Σ_k x[r, k] w[k, j]` for `rows` rows and `cols` columns
+    /// (a multiple of 16), each matrix row-major with its own row stride
+    /// (`ldx`, `ldw`, `ldo`), so a caller can work on a band of columns.
+    /// The fully connected layers' product: `gemm`'s path for a few rows
+    /// reads the weight more slowly than the cores can use it.
+    ///
+    /// # Safety
+    /// `x` must hold `rows` rows of `k` values `ldx` apart, `w` `k` rows of
+    /// `cols` values `ldw` apart and `out` `rows` rows of `cols` values
+    /// `ldo` apart, and nothing else may access those output values meanwhile.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) unsafe fn dense(
+        &self,
+        rows: usize,
+        k: usize,
+        cols: usize,
+        x: *const f32,
+        ldx: usize,
+        w: *const f32,
+        ldw: usize,
+        out: *mut f32,
+        ldo: usize,
+    ) {
+        debug_assert!(cols.is_multiple_of(16));
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: AVX-512F is there (a `Direct` exists); the caller bounds the buffers.
+        unsafe {
+            avx512::dense(rows, k, cols, x, ldx, w, ldw, out, ldo)
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = (rows, k, cols, x, ldx, w, ldw, out, ldo);
+    }
+}
+
 #[cfg(target_arch = "x86_64")]
 mod avx512 {
     use super::Finish;
     use std::arch::x86_64::*;
+
+    /// See [`super::Direct::dense`]: 8 rows by 32 columns in registers, or
+    /// one row by up to 128 columns (enough independent sums to hide the
+    /// multiply-add latency), the weight band reused across the row blocks.
+    ///
+    /// # Safety
+    /// As for [`super::Direct::dense`]; AVX-512F.
+    #[target_feature(enable = "avx512f")]
+    #[allow(clippy::too_many_arguments)]
+    pub(super) unsafe fn dense(
+        rows: usize,
+        k: usize,
+        cols: usize,
+        x: *const f32,
+        ldx: usize,
+        w: *const f32,
+        ldw: usize,
+        out: *mut f32,
+        ldo: usize,
+    ) {
+        let mut j = 0;
+        // SAFETY (all calls): offsets inside the caller's bounds.
+        unsafe {
+            while j < cols {
+                // Wider bands only for fewer than 8 rows (the 1-row kernel).
+                let band = (cols - j).min(if rows >= 8 { 32 } else { 128 });
+                let mut r = 0;
+                while r + 8 <= rows {
+                    match band {
+                        32 => dense_block::<8, 2>(
+                            k,
+                            x.add(r * ldx),
+                            ldx,
+                            w.add(j),
+                            ldw,
+                            out.add(r * ldo + j),
+                            ldo,
+                        ),
+                        _ => dense_block::<8, 1>(
+                            k,
+                            x.add(r * ldx),
+                            ldx,
+                            w.add(j),
+                            ldw,
+                            out.add(r * ldo + j),
+                            ldo,
+                        ),
+                    }
+                    r += 8;
+                }
+                while r < rows {
+                    let (xr, o) = (x.add(r * ldx), out.add(r * ldo + j));
+                    let mut c = 0;
+                    while c < band {
+                        let wc = w.add(j + c);
+                        match band - c {
+                            128.. => dense_block::<1, 8>(k, xr, ldx, wc, ldw, o.add(c), ldo),
+                            64.. => dense_block::<1, 4>(k, xr, ldx, wc, ldw, o.add(c), ldo),
+                            32.. => dense_block::<1, 2>(k, xr, ldx, wc, ldw, o.add(c), ldo),
+                            _ => dense_block::<1, 1>(k, xr, ldx, wc, ldw, o.add(c), ldo),
+                        }
+                        c += match band - c {
+                            128.. => 128,
+                            64.. => 64,
+                            32.. => 32,
+                            _ => 16,
+                        };
+                    }
+                    r += 1;
+                }
+                j += band;
+            }
+        }
+    }
+
+    /// `R` rows by `16 * V` columns of [`dense`].
+    ///
+    /// # Safety
+    /// As for [`dense`].
+    #[target_feature(enable = "avx512f")]
+    #[inline]
+    unsafe fn dense_block<const R: usize, const V: usize>(
+        k: usize,
+        x: *const f32,
+        ldx: usize,
+        w: *const f32,
+        ldw: usize,
+        out: *mut f32,
+        ldo: usize,
+    ) {
+        let mut acc = [[_mm512_setzero_ps(); V]; R];
+        // SAFETY: rows 0..R of x and out, rows 0..k of w, columns 0..16V.
+        unsafe {
+            for i in 0..k {
+                let wi = w.add(i * ldw);
+                let wv: [__m512; V] = std::array::from_fn(|v| _mm512_loadu_ps(wi.add(16 * v)));
+                for (r, a) in acc.iter_mut().enumerate() {
+                    let xs = _mm512_set1_ps(*x.add(r * ldx + i));
+                    for v in 0..V {
+                        a[v] = _mm512_fmadd_ps(xs, wv[v], a[v]);
+                    }
+                }
+            }
+            for (r, a) in acc.iter().enumerate() {
+                for (v, value) in a.iter().enumerate() {
+                    _mm512_storeu_ps(out.add(r * ldo + 16 * v), *value);
+                }
+            }
+        }
+    }
 
     #[derive(Clone, Copy)]
     pub(super) struct Shape {
@@ -203,14 +356,16 @@ mod avx512 {
         for p in 0..s.n {
             for y in 0..B {
                 let mut o = 0;
+                // SAFETY (both): as for this function.
                 while o + 32 <= s.outputs {
-                    // SAFETY: as for this function.
-                    unsafe { row::<B, 2>(s, p, y, o, weight, bias, x, out, skip) };
+                    match s.inputs {
+                        32 => unsafe { row::<B, 2, 32>(s, p, y, o, weight, bias, x, out, skip) },
+                        _ => unsafe { row::<B, 2, 0>(s, p, y, o, weight, bias, x, out, skip) },
+                    }
                     o += 32;
                 }
                 if o < s.outputs {
-                    // SAFETY: as for this function.
-                    unsafe { row::<B, 1>(s, p, y, o, weight, bias, x, out, skip) };
+                    unsafe { row::<B, 1, 0>(s, p, y, o, weight, bias, x, out, skip) };
                 }
             }
         }
@@ -218,13 +373,15 @@ mod avx512 {
 
     /// Output row `y` of position `p`, channels `o..o + 16 * V`: `B * V`
     /// accumulators in registers over the 9 taps and every input channel.
+    /// `C` is the number of input channels when known at compile time (the
+    /// common width: every load then has a constant offset), 0 otherwise.
     ///
     /// # Safety
     /// As for [`conv3x3`].
     #[target_feature(enable = "avx512f")]
     #[allow(clippy::too_many_arguments)]
     #[inline]
-    unsafe fn row<const B: usize, const V: usize>(
+    unsafe fn row<const B: usize, const V: usize, const C: usize>(
         s: Shape,
         p: usize,
         y: usize,
@@ -235,7 +392,8 @@ mod avx512 {
         out: *mut f32,
         skip: Option<*const f32>,
     ) {
-        let (cin, cout, side) = (s.inputs, s.outputs, s.side);
+        let cin = if C == 0 { s.inputs } else { C };
+        let (cout, side) = (s.outputs, s.side);
         let mut acc = [[_mm512_setzero_ps(); V]; B];
         // SAFETY (whole body): offsets stay inside position `p`'s padded
         // board (rows y..y + 2 of 0..side, columns 0..B + 1), the weight's

@@ -19,10 +19,12 @@
 //! module and in `tests/cpu_kernels.rs` on a trained model).
 
 use super::direct::{Direct, Finish};
-use super::layers::{Dense, Unfold3x3, add_bias, add_bias_relu, add_bias_skip_relu, matmul, sized};
+use super::layers::{
+    Dense, Unfold3x3, add_bias, add_bias_relu, add_bias_skip_relu, matmul, run_shares, sized,
+};
 use super::plan::{Body as PlanBody, ConvLayer, NetPlan};
+use super::winograd::{self, WinogradScratch, WinogradWeights};
 use crate::net::MOVES_LEFT_SCALE;
-use rayon::prelude::*;
 use std::cell::RefCell;
 
 /// Bytes of unfolded convolution input per block of positions: small
@@ -123,32 +125,36 @@ pub(crate) struct CpuNet {
     /// The AVX-512 direct convolutions, where the CPU and the net allow them
     /// (the body's 3x3 convolutions; the heads stay on `gemm`).
     direct: Option<Direct>,
+    /// The residual blocks' convolutions in Winograd's form, for the direct
+    /// path (`a` then `b` of each block; empty when it is not taken).
+    winograd: Vec<[WinogradWeights; 2]>,
 }
 
-/// Where a forward pass writes the results of some positions: policy logits
-/// (`policy` per position), W/D/L (3 each) and moves left (1 each, or empty
-/// when the net has no such head).
+/// Where a forward pass writes the results of some positions: the inputs
+/// of the policy layer (`features` per position; the layer runs once over
+/// the whole batch, [`Dense::apply_by_columns`]), W/D/L (3 each) and moves
+/// left (1 each, or empty when the net has no such head).
 struct Outputs<'a> {
-    policy: &'a mut [f32],
+    features: &'a mut [f32],
     wdl: &'a mut [f32],
     moves_left: &'a mut [f32],
 }
 
 impl<'a> Outputs<'a> {
     /// The outputs of the first `n` positions, and of the rest.
-    fn split(self, n: usize, policy: usize) -> (Outputs<'a>, Outputs<'a>) {
+    fn split(self, n: usize, features: usize) -> (Outputs<'a>, Outputs<'a>) {
         let (p, p_rest) = self
-            .policy
-            .split_at_mut((n * policy).min(self.policy.len()));
+            .features
+            .split_at_mut((n * features).min(self.features.len()));
         let (w, w_rest) = self.wdl.split_at_mut((n * 3).min(self.wdl.len()));
         let (m, m_rest) = self.moves_left.split_at_mut(n.min(self.moves_left.len()));
         let first = Outputs {
-            policy: p,
+            features: p,
             wdl: w,
             moves_left: m,
         };
         let rest = Outputs {
-            policy: p_rest,
+            features: p_rest,
             wdl: w_rest,
             moves_left: m_rest,
         };
@@ -163,17 +169,19 @@ struct Scratch {
     y: Vec<f32>,
     t: Vec<f32>,
     cols: Vec<f32>,
-    policy_features: Vec<f32>,
     value_features: Vec<f32>,
     hidden: Vec<f32>,
     wdl_logits: Vec<f32>,
     /// Padded boards of the direct convolutions.
     padded_input: Vec<f32>,
     padded: [Vec<f32>; 3],
+    winograd: WinogradScratch,
 }
 
 thread_local! {
     static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+    /// The policy layer's inputs of a whole batch, on the calling thread.
+    static FEATURES: RefCell<Vec<f32>> = const { RefCell::new(Vec::new()) };
 }
 
 impl CpuNet {
@@ -225,8 +233,25 @@ impl CpuNet {
             }
             Body::Mlp { .. } => None,
         };
+        let winograd = match (&body, direct) {
+            (Body::Resnet { blocks, .. }, Some(_))
+                if blocks.iter().all(|b| {
+                    winograd::supports(b.a.inputs, b.a.outputs)
+                        && winograd::supports(b.b.inputs, b.b.outputs)
+                }) =>
+            {
+                blocks
+                    .iter()
+                    .map(|b| {
+                        [&b.a, &b.b].map(|c| WinogradWeights::new(&c.weight, c.inputs, c.outputs))
+                    })
+                    .collect()
+            }
+            _ => Vec::new(),
+        };
         CpuNet {
             direct,
+            winograd,
             block_positions,
             planes,
             area,
@@ -244,6 +269,15 @@ impl CpuNet {
     #[cfg(test)]
     pub(crate) fn without_direct(mut self) -> CpuNet {
         self.direct = None;
+        self.winograd.clear();
+        self
+    }
+
+    /// The same net with direct convolutions only (no Winograd), for
+    /// comparing the paths.
+    #[cfg(test)]
+    pub(crate) fn without_winograd(mut self) -> CpuNet {
+        self.winograd.clear();
         self
     }
 
@@ -281,16 +315,36 @@ impl CpuNet {
         if self.has_moves_left() {
             assert_eq!(moves_left.len(), n);
         }
-        // One share of the batch per thread.
+        FEATURES.with(|f| match f.try_borrow_mut() {
+            Ok(mut f) => self.forward_with(inputs, n, policy, wdl, moves_left, &mut f),
+            // Only if a caller nests evaluations on one thread.
+            Err(_) => self.forward_with(inputs, n, policy, wdl, moves_left, &mut Vec::new()),
+        });
+    }
+
+    /// [`CpuNet::forward`] with a buffer for the policy layer's inputs.
+    fn forward_with(
+        &self,
+        inputs: &[f32],
+        n: usize,
+        policy: &mut [f32],
+        wdl: &mut [f32],
+        moves_left: &mut [f32],
+        features: &mut Vec<f32>,
+    ) {
+        let in_len = self.planes * self.area;
+        let policy_fc = self.policy_fc();
+        let features = sized(features, n * policy_fc.inputs);
+        // One share of the batch per thread for everything but the policy layer.
         let per = n.div_ceil(rayon::current_num_threads()).max(1);
         let mut shares = Vec::with_capacity(n.div_ceil(per));
         let mut rest = Outputs {
-            policy,
+            features: &mut *features,
             wdl,
             moves_left,
         };
         for inp in inputs.chunks(per * in_len) {
-            let (share, r) = rest.split(inp.len() / in_len, self.policy);
+            let (share, r) = rest.split(inp.len() / in_len, policy_fc.inputs);
             shares.push((inp, share));
             rest = r;
         }
@@ -301,10 +355,13 @@ impl CpuNet {
                 Err(_) => self.forward_blocks(inp, out, &mut Scratch::default()),
             });
         };
-        if shares.len() == 1 {
-            shares.into_iter().for_each(run);
-        } else {
-            shares.into_par_iter().for_each(run);
+        run_shares(shares, run);
+        policy_fc.apply_by_columns(n, features, policy, self.direct.as_ref());
+    }
+
+    fn policy_fc(&self) -> &Dense {
+        match &self.body {
+            Body::Resnet { policy_fc, .. } | Body::Mlp { policy_fc, .. } => policy_fc,
         }
     }
 
@@ -314,7 +371,7 @@ impl CpuNet {
         let in_len = self.planes * self.area;
         let mut rest = out;
         for inp in inputs.chunks(self.block_positions * in_len) {
-            let (block, r) = rest.split(inp.len() / in_len, self.policy);
+            let (block, r) = rest.split(inp.len() / in_len, self.policy_fc().inputs);
             self.forward_chunk(inp, block, s);
             rest = r;
         }
@@ -323,7 +380,7 @@ impl CpuNet {
     /// The forward pass of a block of positions on this thread.
     fn forward_chunk(&self, inputs: &[f32], out: Outputs<'_>, s: &mut Scratch) {
         let Outputs {
-            policy,
+            features,
             wdl,
             moves_left,
         } = out;
@@ -334,20 +391,20 @@ impl CpuNet {
             y,
             t,
             cols,
-            policy_features,
             value_features,
             hidden,
             wdl_logits,
             padded_input,
             padded,
+            winograd: wino_scratch,
         } = s;
         let value_in: &[f32] = match &self.body {
             Body::Resnet {
                 stem,
                 blocks,
                 policy_conv,
-                policy_fc,
                 value_conv,
+                ..
             } => {
                 let rows = n * self.area;
                 let cur: &[f32] = if let Some(d) = &self.direct {
@@ -364,9 +421,24 @@ impl CpuNet {
                         d.conv3x3(n, l.inputs, l.outputs, &l.weight, &l.bias, x, out, f)
                     };
                     conv(stem, input, cur, Finish::Relu);
-                    for b in blocks {
-                        conv(&b.a, cur, mid, Finish::Relu);
-                        conv(&b.b, mid, other, Finish::SkipRelu(cur));
+                    for (k, b) in blocks.iter().enumerate() {
+                        if let Some([wa, wb]) = self.winograd.get(k) {
+                            let ws = &mut *wino_scratch;
+                            winograd::conv3x3(d, n, wa, &b.a.bias, cur, mid, Finish::Relu, ws);
+                            winograd::conv3x3(
+                                d,
+                                n,
+                                wb,
+                                &b.b.bias,
+                                mid,
+                                other,
+                                Finish::SkipRelu(cur),
+                                ws,
+                            );
+                        } else {
+                            conv(&b.a, cur, mid, Finish::Relu);
+                            conv(&b.b, mid, other, Finish::SkipRelu(cur));
+                        }
                         std::mem::swap(&mut cur, &mut other);
                     }
                     let body_out = sized(x, rows * c);
@@ -375,17 +447,14 @@ impl CpuNet {
                 } else {
                     self.general_body(inputs, n, stem, blocks, x, y, t, cols)
                 };
-                let pf = sized(policy_features, rows * policy_conv.outputs);
-                self.conv(policy_conv, rows, cur, cols, pf);
-                add_bias_relu(pf, &policy_conv.bias);
-                policy_fc.apply(n, pf, policy);
-                add_bias(policy, &policy_fc.bias);
+                self.conv(policy_conv, rows, cur, cols, features);
+                add_bias_relu(features, &policy_conv.bias);
                 let vf = sized(value_features, rows * value_conv.outputs);
                 self.conv(value_conv, rows, cur, cols, vf);
                 add_bias_relu(vf, &value_conv.bias);
                 vf
             }
-            Body::Mlp { layers, policy_fc } => {
+            Body::Mlp { layers, .. } => {
                 let mut width = in_len;
                 sized(x, n * width).copy_from_slice(inputs);
                 let (mut cur, mut next) = (x, y);
@@ -396,10 +465,8 @@ impl CpuNet {
                     width = l.outputs;
                     std::mem::swap(&mut cur, &mut next);
                 }
-                let features: &Vec<f32> = cur;
-                policy_fc.apply(n, &features[..n * width], policy);
-                add_bias(policy, &policy_fc.bias);
-                &features[..n * width]
+                features.copy_from_slice(&cur[..n * width]);
+                &cur[..n * width]
             }
         };
         self.heads(n, value_in, hidden, wdl_logits, wdl, moves_left);
@@ -589,7 +656,11 @@ pub(crate) mod tests {
             .max(1.0);
         // Both paths where this CPU has the direct convolutions.
         let paths = if cpu.uses_direct_convolutions() {
-            vec![cpu.clone(), cpu.without_direct()]
+            vec![
+                cpu.clone(),
+                cpu.clone().without_winograd(),
+                cpu.without_direct(),
+            ]
         } else {
             vec![cpu]
         };

@@ -2,6 +2,7 @@
 //! connected layers, the unfolding of a board's 3x3 windows, and buffers
 //! that grow without shrinking.
 
+use super::direct::Direct;
 use crate::ModelError;
 use burn::module::ParamId;
 use burn::prelude::*;
@@ -305,6 +306,118 @@ impl Dense {
     /// `out[rows, outputs] = x[rows, inputs] W` (no bias yet).
     pub(crate) fn apply(&self, rows: usize, x: &[f32], out: &mut [f32]) {
         matmul(rows, self.inputs, self.outputs, x, &self.weight, out);
+    }
+
+    /// `out[rows, outputs] = x[rows, inputs] W + b` with the output columns
+    /// split across rayon's threads: each thread reads only its share of a
+    /// wide weight (the policy layer's is 2 MB), which then stays in its
+    /// core's cache from call to call, where splitting the rows would make
+    /// every thread stream all of it.
+    /// `direct` (where the CPU has AVX-512F) runs the products of a few rows
+    /// on tammi's own kernel when the width is a multiple of 16.
+    pub(crate) fn apply_by_columns(
+        &self,
+        rows: usize,
+        x: &[f32],
+        out: &mut [f32],
+        direct: Option<&Direct>,
+    ) {
+        let (k, n) = (self.inputs, self.outputs);
+        assert!(x.len() >= rows * k && out.len() >= rows * n);
+        // gemm's kernels do well from 8 rows up; below, its path reads the
+        // weight too slowly.
+        let direct = direct.filter(|_| n.is_multiple_of(16) && rows < 8);
+        let threads = rayon::current_num_threads();
+        if (threads == 1 || n < 64 || rows == 0) && direct.is_none() {
+            self.apply(rows, x, out);
+            add_bias(&mut out[..rows * n], &self.bias);
+            return;
+        }
+        // Column shares in whole vectors of 16.
+        let per = n.div_ceil(threads).next_multiple_of(16);
+        let dst = SharedOut(out.as_mut_ptr());
+        run_shares((0..n.div_ceil(per)).collect(), |share| {
+            let first = share * per;
+            let width = per.min(n - first);
+            // SAFETY: `x` and the weight are read inside their checked
+            // lengths (rows * k and k * n, offset `first` plus `width`
+            // columns); each share writes only columns first..first + width
+            // of `out`'s rows, so the shares' writes are disjoint.
+            unsafe {
+                if let Some(d) = direct {
+                    let w = self.weight.as_ptr().add(first);
+                    d.dense(rows, k, width, x.as_ptr(), k, w, n, dst.at(first), n);
+                } else {
+                    gemm::gemm(
+                        rows,
+                        width,
+                        k,
+                        dst.at(first),
+                        1,
+                        n as isize,
+                        false,
+                        x.as_ptr(),
+                        1,
+                        k as isize,
+                        self.weight.as_ptr().add(first),
+                        1,
+                        n as isize,
+                        1.0,
+                        1.0,
+                        false,
+                        false,
+                        false,
+                        gemm::Parallelism::None,
+                    );
+                }
+                for r in 0..rows {
+                    let row = std::slice::from_raw_parts_mut(dst.at(r * n + first), width);
+                    for (o, b) in row.iter_mut().zip(&self.bias[first..first + width]) {
+                        *o += b;
+                    }
+                }
+            }
+        });
+    }
+}
+
+/// Runs `work` on every share, the first on the calling thread and the
+/// others on rayon's threads at the same time.  (Handing all of them to the
+/// pool would make the caller wait for a sleeping worker to wake before any
+/// work starts; here a worker's wake-up overlaps the caller's own share.)
+pub(crate) fn run_shares<T: Send>(mut shares: Vec<T>, work: impl Fn(T) + Sync) {
+    if shares.len() <= 1 {
+        shares.into_iter().for_each(work);
+        return;
+    }
+    let first = shares.remove(0);
+    let work = &work;
+    rayon::in_place_scope(|scope| {
+        for share in shares {
+            scope.spawn(move |_| work(share));
+        }
+        work(first);
+    });
+}
+
+/// An output buffer that the column shares of
+/// [`Dense::apply_by_columns`] write disjoint parts of.
+#[derive(Clone, Copy)]
+struct SharedOut(*mut f32);
+
+// SAFETY: only used for writes to disjoint elements, while the `&mut`
+// borrow it was made from is held.
+unsafe impl Send for SharedOut {}
+unsafe impl Sync for SharedOut {}
+
+impl SharedOut {
+    /// The element `offset` floats in.
+    ///
+    /// # Safety
+    /// `offset` must be inside the buffer.
+    unsafe fn at(self, offset: usize) -> *mut f32 {
+        // SAFETY: as the caller promises.
+        unsafe { self.0.add(offset) }
     }
 }
 

@@ -1,7 +1,8 @@
 //! tammi's own CPU kernels for the policy-value net: one plan of the net's
 //! layers read from burn ([`plan`]), run forward for inference ([`infer`])
 //! and forward and backward for training ([`train`]) on shared building
-//! blocks ([`layers`]), with direct convolutions for AVX-512 CPUs ([`direct`]).  burn types stop at the plan: the kernels see plain
+//! blocks ([`layers`]), with direct and Winograd convolutions for AVX-512 CPUs ([`direct`],
+//! [`winograd`]).  burn types stop at the plan: the kernels see plain
 //! `f32` buffers.
 
 pub(crate) mod direct;
@@ -9,6 +10,7 @@ pub(crate) mod infer;
 pub(crate) mod layers;
 pub(crate) mod plan;
 pub(crate) mod train;
+pub(crate) mod winograd;
 
 pub(crate) use infer::CpuNet;
 pub(crate) use plan::NetPlan;
