@@ -85,3 +85,41 @@ fn bench_nn_reports_every_batch_size_and_training() {
             .all(|r| r["positions_per_second"].as_f64().unwrap() > 0.0)
     );
 }
+
+#[test]
+fn bench_nn_measures_a_model_directory_for_inference_only() {
+    let (code, out, err) = tammi(&[
+        "bench",
+        "nn",
+        "--model",
+        "models/english-default",
+        "--batches",
+        "1,3",
+        "--seconds",
+        "0.05",
+        "--inference-only",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
+    let what: Vec<(&str, u64)> = rows
+        .iter()
+        .map(|r| (r["what"].as_str().unwrap(), r["batch"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(what, vec![("inference", 1), ("inference", 3)]);
+    // The model's own net: 4x32 is 10.86 MFLOP a position.
+    let gflops = rows[0]["gflops"].as_f64().unwrap();
+    let pps = rows[0]["positions_per_second"].as_f64().unwrap();
+    assert!((gflops * 1e9 / pps / 1e6 - 10.86).abs() < 0.01, "{rows:?}");
+    // A model and a config name two nets: refused.
+    let (code, _, err) = tammi(&[
+        "bench",
+        "nn",
+        "--model",
+        "models/english-default",
+        "--config",
+        "configs/tiny.toml",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--config"), "{err}");
+}
