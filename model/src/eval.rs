@@ -228,7 +228,7 @@ impl NetEvaluator {
     /// reuse their allocations; burn's path replaces them).
     fn forward_into(&self, inputs: &[f32], raw: &mut RawOutput) -> Result<(), ModelError> {
         let len = self.encoding.input_len();
-        if inputs.is_empty() || inputs.len() % len != 0 {
+        if inputs.is_empty() || !inputs.len().is_multiple_of(len) {
             return Err(ModelError::BadInput(format!(
                 "{} input floats is not a positive multiple of {len}",
                 inputs.len()

@@ -111,7 +111,7 @@ impl Compass {
 
     /// Whether the direction is along a row or column.
     pub const fn orthogonal(self) -> bool {
-        (self as u8) % 2 == 0
+        (self as u8).is_multiple_of(2)
     }
 }
 
@@ -266,7 +266,7 @@ impl Geometry {
         let k = s % self.per_row();
         let col = if !self.is_dark() {
             k
-        } else if row % 2 == 0 {
+        } else if row.is_multiple_of(2) {
             2 * k + 1
         } else {
             2 * k

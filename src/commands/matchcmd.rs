@@ -114,7 +114,7 @@ pub fn summary(r: &MatchResult) -> String {
 }
 
 pub fn run(args: &Args) -> CliResult {
-    if args.games < 2 || args.games % 2 != 0 {
+    if args.games < 2 || !args.games.is_multiple_of(2) {
         return Err(CliError(format!(
             "--games must be even and at least 2, not {}",
             args.games

@@ -599,8 +599,9 @@ impl Stages<'_> {
         started: Instant,
     ) -> Result<(), RunError> {
         let l = &self.cfg.ladder;
-        let due =
-            l.every > 0 && generation % l.every == 0 && state.laddered != Some(state.accepted);
+        let due = l.every > 0
+            && generation.is_multiple_of(l.every)
+            && state.laddered != Some(state.accepted);
         if due {
             self.observer.stage(
                 generation,

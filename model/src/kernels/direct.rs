@@ -62,7 +62,7 @@ impl Padded {
 
     /// `n` positions of `[planes, board, board]` input planes, padded and
     /// channels-last, into `out` (border included).
-    pub(crate) fn from_planes(&self, inputs: &[f32], planes: usize, out: &mut [f32]) {
+    pub(crate) fn pad_planes(&self, inputs: &[f32], planes: usize, out: &mut [f32]) {
         let area = self.board * self.board;
         let n = inputs.len() / (planes * area);
         self.zero_border(out, n, planes);
@@ -80,7 +80,7 @@ impl Padded {
     }
 
     /// The interior squares of `n` padded positions as `[n * area, channels]` rows.
-    pub(crate) fn to_rows(&self, x: &[f32], n: usize, channels: usize, out: &mut [f32]) {
+    pub(crate) fn interior_rows(&self, x: &[f32], n: usize, channels: usize, out: &mut [f32]) {
         let b = self.board;
         let row = b * channels;
         let mut k = 0;
@@ -211,6 +211,7 @@ impl Direct {
 }
 
 #[cfg(target_arch = "x86_64")]
+#[allow(clippy::needless_range_loop)] // indices into fixed register arrays
 mod avx512 {
     use super::Finish;
     use std::arch::x86_64::*;
@@ -444,12 +445,12 @@ mod tests {
         let inputs: Vec<f32> = (0..n * planes * area).map(|i| i as f32 + 1.0).collect();
         let p = Padded::new(board);
         let mut padded = vec![7.0; p.len(n, planes)];
-        p.from_planes(&inputs, planes, &mut padded);
+        p.pad_planes(&inputs, planes, &mut padded);
         // Sum over the border: zero; over the interior: every input once.
         let total: f32 = padded.iter().sum();
         assert_eq!(total, inputs.iter().sum::<f32>());
         let mut rows = vec![0.0; n * area * planes];
-        p.to_rows(&padded, n, planes, &mut rows);
+        p.interior_rows(&padded, n, planes, &mut rows);
         for pos in 0..n {
             for sq in 0..area {
                 for c in 0..planes {
@@ -483,9 +484,9 @@ mod tests {
             let bias: Vec<f32> = (0..cout).map(|i| val(i, 3)).collect();
             let skip_planes: Vec<f32> = (0..n * cout * area).map(|i| val(i, 4)).collect();
             let mut x = vec![0.0; p.len(n, cin)];
-            p.from_planes(&planes, cin, &mut x);
+            p.pad_planes(&planes, cin, &mut x);
             let mut skip = vec![0.0; p.len(n, cout)];
-            p.from_planes(&skip_planes, cout, &mut skip);
+            p.pad_planes(&skip_planes, cout, &mut skip);
             for with_skip in [false, true] {
                 let mut out = vec![f32::NAN; p.len(n, cout)];
                 p.zero_border(&mut out, n, cout);
@@ -496,7 +497,7 @@ mod tests {
                 };
                 d.conv3x3(n, cin, cout, &weight, &bias, &x, &mut out, finish);
                 let mut rows = vec![0.0; n * area * cout];
-                p.to_rows(&out, n, cout, &mut rows);
+                p.interior_rows(&out, n, cout, &mut rows);
                 for pos in 0..n {
                     for sq in 0..area {
                         let (y, xx) = ((sq / board) as isize, (sq % board) as isize);

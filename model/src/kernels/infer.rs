@@ -411,7 +411,7 @@ impl CpuNet {
                     let pd = d.padded();
                     let c = stem.outputs;
                     let input = sized(padded_input, pd.len(n, self.planes));
-                    pd.from_planes(inputs, self.planes, input);
+                    pd.pad_planes(inputs, self.planes, input);
                     let [mut cur, mid, mut other] = padded.each_mut().map(|b| {
                         let b = sized(b, pd.len(n, c));
                         pd.zero_border(b, n, c);
@@ -442,7 +442,7 @@ impl CpuNet {
                         std::mem::swap(&mut cur, &mut other);
                     }
                     let body_out = sized(x, rows * c);
-                    pd.to_rows(cur, n, c, body_out);
+                    pd.interior_rows(cur, n, c, body_out);
                     body_out
                 } else {
                     self.general_body(inputs, n, stem, blocks, x, y, t, cols)

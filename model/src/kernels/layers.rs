@@ -54,7 +54,11 @@ impl Unfold3x3 {
     /// each, into `out` (`rows * 9 * channels` values).
     pub(crate) fn apply(&self, channels: usize, rows: usize, x: &[f32], out: &mut [f32]) {
         let width = 9 * channels;
-        assert!(rows % self.area == 0 && x.len() >= rows * channels && out.len() >= rows * width);
+        assert!(
+            rows.is_multiple_of(self.area)
+                && x.len() >= rows * channels
+                && out.len() >= rows * width
+        );
         for (r, dst) in out[..rows * width].chunks_exact_mut(width).enumerate() {
             let sq = r % self.area;
             let base = r - sq;

@@ -29,6 +29,7 @@ pub(crate) struct WinogradWeights {
 impl WinogradWeights {
     /// `U = G g Gᵀ` of every (input, output) kernel of `weight`, row-major
     /// `[9 * inputs, outputs]` with row `(ky * 3 + kx) * inputs + i`.
+    #[allow(clippy::needless_range_loop)]
     pub(crate) fn new(weight: &[f32], inputs: usize, outputs: usize) -> WinogradWeights {
         assert_eq!(weight.len(), 9 * inputs * outputs);
         const G: [[f64; 3]; 4] = [
@@ -89,7 +90,7 @@ pub(crate) fn conv3x3(
 ) {
     let p = direct.padded();
     let c = w.inputs;
-    assert!(supports(w.inputs, w.outputs) && bias.len() == c && p.board() % 2 == 0);
+    assert!(supports(w.inputs, w.outputs) && bias.len() == c && p.board().is_multiple_of(2));
     assert!(x.len() >= p.len(n, c) && out.len() >= p.len(n, c));
     if let Finish::SkipRelu(skip) = finish {
         assert!(skip.len() >= p.len(n, c));
@@ -136,6 +137,7 @@ struct Shape {
 }
 
 #[cfg(target_arch = "x86_64")]
+#[allow(clippy::needless_range_loop)] // indices into fixed register arrays
 mod avx512 {
     use super::{Shape, TILE};
     use std::arch::x86_64::*;
@@ -356,9 +358,9 @@ mod tests {
             let bias: Vec<f32> = (0..cout).map(|i| val(i, 7)).collect();
             let skip_planes: Vec<f32> = (0..n * cout * area).map(|i| val(i, 8)).collect();
             let mut x = vec![0.0; p.len(n, cin)];
-            p.from_planes(&planes, cin, &mut x);
+            p.pad_planes(&planes, cin, &mut x);
             let mut skip = vec![0.0; p.len(n, cout)];
-            p.from_planes(&skip_planes, cout, &mut skip);
+            p.pad_planes(&skip_planes, cout, &mut skip);
             let w = WinogradWeights::new(&weight, cin, cout);
             let mut scratch = WinogradScratch::default();
             for finish in [Finish::Relu, Finish::SkipRelu(&skip)] {

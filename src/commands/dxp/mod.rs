@@ -429,7 +429,7 @@ fn initiate(args: &Args, target: &str, session: &mut Session) -> CliResult {
 /// The initiator's games on one connection.
 fn initiate_games(args: &Args, conn: &mut Conn, session: &mut Session) -> CliResult {
     while !session.done() {
-        let me = if session.played % 2 == 0 {
+        let me = if session.played.is_multiple_of(2) {
             Color::White
         } else {
             Color::Black
