@@ -358,7 +358,7 @@ pub fn play_match(
     let variant = variant_named(variant)?;
     let a: PlayerSpec = a.parse().map_err(value_error)?;
     let b: PlayerSpec = b.parse().map_err(value_error)?;
-    if games < 2 || games % 2 != 0 {
+    if games < 2 || !games.is_multiple_of(2) {
         return Err(value_error(format!(
             "games must be even and at least 2 (each opening is played twice), not {games}"
         )));

@@ -798,7 +798,7 @@ fn build_placement(
     let pos = if v.rules().huffing {
         let offenders: Vec<Square> = pos
             .pieces_iter()
-            .filter(|(sq, p)| p.color != side && cells[sq.0 as usize].2 % 4 == 0)
+            .filter(|(sq, p)| p.color != side && cells[sq.0 as usize].2.is_multiple_of(4))
             .map(|(sq, _)| sq)
             .collect();
         pos.with_offending(&offenders)

@@ -68,10 +68,10 @@ fn main() {
             g.play(&m).unwrap();
             if let Some(s) = before.filter(|&s| s > 0) {
                 // Won before the move: is it still won after it?
-                if let Some(after) = proof(&mut ab, &g) {
-                    if after > 0 {
-                        first = Some((g.ply(), 30_000 - s));
-                    }
+                if let Some(after) = proof(&mut ab, &g)
+                    && after > 0
+                {
+                    first = Some((g.ply(), 30_000 - s));
                 }
             }
         }
