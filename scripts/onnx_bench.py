@@ -11,7 +11,9 @@ positions, the forward pass, the policy over the legal moves) with
 onnxruntime's raw forward pass of the exported file (`intra_op_num_threads`
 = --threads, sequential execution, all graph optimisations), each for
 --seconds per batch size.  It prints positions/s of both (the median over
-the rounds, and the range) and their ratio, tammi / onnxruntime.
+the rounds, and the range), the ratio of the medians, tammi / onnxruntime,
+and the median of the rounds' own ratios (each round measures both within
+seconds, so that one is the least moved by a machine whose speed drifts).
 
 --profile also runs onnxruntime's profiler at the largest batch and prints
 its time per operator type, for comparison with tammi's layers.
@@ -61,10 +63,16 @@ def ort_rate(sess, name, x, seconds):
 
 def tammi_rates(args, variant):
     env = dict(os.environ, RAYON_NUM_THREADS=str(args.threads))
-    cmd = [args.tammi, "bench", "nn", "--model", str(args.model), "--variant", variant,
-           "--batches", args.batches, "--seconds", str(args.seconds), "--inference-only", "--json"]
+    if args.before_model_flag:
+        # A tammi older than `bench nn --model`: the same net from the model's
+        # config (random weights: the same work), training rows ignored.
+        which = ["--config", str(args.model / "config.toml")]
+    else:
+        which = ["--model", str(args.model), "--inference-only"]
+    cmd = [args.tammi, "bench", "nn", *which, "--variant", variant,
+           "--batches", args.batches, "--seconds", str(args.seconds), "--json"]
     out = subprocess.run(cmd, env=env, check=True, capture_output=True, text=True).stdout
-    return {row["batch"]: row["positions_per_second"] for row in json.loads(out)}
+    return {row["batch"]: row["positions_per_second"] for row in json.loads(out) if row["what"] == "inference"}
 
 
 def profile(sess_path, card, batch, threads, calls, workdir):
@@ -95,6 +103,8 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--json", help="also write the results to this file")
+    ap.add_argument("--before-model-flag", action="store_true",
+                    help="the tammi binary predates `bench nn --model` (measure the model's config instead)")
     args = ap.parse_args()
     batches = [int(b) for b in args.batches.split(",")]
     if args.rounds < 1 or args.threads < 1 or args.seconds <= 0 or not batches or min(batches) < 1:
@@ -123,14 +133,20 @@ def main():
 
     print(f"\n{args.model} ({variant}), {args.threads} threads, {args.rounds} rounds of {args.seconds} s, "
           f"onnxruntime {ort.__version__}")
-    print("| batch | tammi positions/s (full path) | onnxruntime positions/s (raw forward) | tammi / onnxruntime |")
-    print("|---:|---:|---:|---:|")
+    print("| batch | tammi positions/s (full path) | onnxruntime positions/s (raw forward) "
+          "| tammi / onnxruntime | same-round ratios: median (range) |")
+    print("|---:|---:|---:|---:|---:|")
     rows = []
     for b in batches:
         t, o = statistics.median(tammi[b]), statistics.median(onnxrt[b])
+        # Each round measures both within seconds: the paired ratio is the
+        # estimate least moved by the machine's drift.
+        paired = [x / y for x, y in zip(tammi[b], onnxrt[b])]
         print(f"| {b} | {t:,.0f} ({min(tammi[b]):,.0f}–{max(tammi[b]):,.0f}) "
-              f"| {o:,.0f} ({min(onnxrt[b]):,.0f}–{max(onnxrt[b]):,.0f}) | {t / o:.2f}× |")
-        rows.append({"batch": b, "tammi": tammi[b], "onnxruntime": onnxrt[b], "ratio": t / o})
+              f"| {o:,.0f} ({min(onnxrt[b]):,.0f}–{max(onnxrt[b]):,.0f}) | {t / o:.2f}× "
+              f"| {statistics.median(paired):.2f}× ({min(paired):.2f}–{max(paired):.2f}) |")
+        rows.append({"batch": b, "tammi": tammi[b], "onnxruntime": onnxrt[b], "ratio": t / o,
+                     "paired_ratios": paired})
     if args.json:
         path = pathlib.Path(args.json)
         tmp_path = path.with_name(path.name + ".tmp")
