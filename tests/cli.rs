@@ -111,6 +111,47 @@ fn moves_json() {
     assert_eq!(v["moves"], serde_json::json!([]));
 }
 
+#[test]
+fn corner_start_position_as_printed_by_moves_json() {
+    // Issue 38's start [Interp], in coordinates: the FEN lists white's men
+    // then black's, each side's twelve squares once.
+    let v: serde_json::Value =
+        serde_json::from_str(&ok(&["moves", "--json", "--variant", "corner"])).unwrap();
+    let fen = v["fen"].as_str().unwrap();
+    let mut parts = fen.split(':');
+    assert_eq!(parts.next(), Some("W"));
+    fn sorted(list: &str, separator: char) -> Vec<String> {
+        let mut v: Vec<String> = list.split(separator).map(str::to_string).collect();
+        v.sort_unstable();
+        v
+    }
+    let side =
+        |part: Option<&str>, tag: char| sorted(part.unwrap().strip_prefix(tag).unwrap(), ',');
+    assert_eq!(
+        side(parts.next(), 'W'),
+        sorted("c1 e1 g1 d2 f2 h2 e3 g3 f4 h4 g5 h6", ' ')
+    );
+    assert_eq!(
+        side(parts.next(), 'B'),
+        sorted("a3 b4 c5 d6 e7 f8 a5 b6 c7 d8 a7 b8", ' ')
+    );
+    assert_eq!(
+        v["moves"],
+        serde_json::json!(["h6-g7", "g5-f6", "f4-e5", "e3-d4", "d2-c3", "c1-b2"])
+    );
+    // One-way: the Czech start, and only the four forward-right steps.
+    let v: serde_json::Value =
+        serde_json::from_str(&ok(&["moves", "--json", "--variant", "one-way"])).unwrap();
+    let mut moves: Vec<String> = v["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap().to_string())
+        .collect();
+    moves.sort();
+    assert_eq!(moves, ["a3-b4", "c3-d4", "e3-f4", "g3-h4"]);
+}
+
 fn perft_lines(out: &str) -> Vec<(u32, u64, f64, u64)> {
     out.lines()
         .map(|l| {
@@ -149,7 +190,7 @@ fn perft_lines_and_counts() {
 #[test]
 fn every_variant_name_and_alias_works_through_moves_perft_and_match() {
     // Start moves and perft(4) as the rules crate's perft tables give them.
-    let cases: [(&str, usize, u64); 16] = [
+    let cases: [(&str, usize, u64); 19] = [
         ("english", 7, 1469),
         ("italian", 7, 1469),
         ("international", 9, 4265),
@@ -166,6 +207,9 @@ fn every_variant_name_and_alias_works_through_moves_perft_and_match() {
         ("anti", 7, 1469),
         ("poddavki", 7, 1469),
         ("antidraughts", 9, 4265),
+        ("corner", 6, 39),
+        ("one-way", 4, 200),
+        ("oneway", 4, 200),
     ];
     for (name, moves, perft4) in cases {
         let listed = ok(&["moves", "--variant", name]);

@@ -102,6 +102,14 @@ pub fn build(
             why: "give-away games (the solver scores a side without moves as lost)".into(),
         });
     }
+    if variant.rules().crown_squares.is_some() {
+        // The index keeps men off their crowning row; corner checkers' men
+        // may stand on the far row beside the corner squares.
+        return Err(EgdbError::Unsupported {
+            variant,
+            why: "men that may stand on the far row (corner checkers)".into(),
+        });
+    }
     if options.pieces == 0 || options.pieces > 8 {
         return Err(EgdbError::Unsupported {
             variant,

@@ -297,3 +297,24 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn tables_are_refused_where_men_may_stand_on_the_far_row() {
+    // Corner checkers crown only on the far double corner, so a man may stand
+    // on the rest of the far row, which the index leaves out for men; one-way
+    // checkers crown on the far row and build.
+    let dir = tempfile::tempdir().unwrap();
+    let options = |variant| tammi_egdb::BuildOptions {
+        variant,
+        pieces: 2,
+        dir: dir.path().join(variant.name()),
+    };
+    match tammi_egdb::build(&options(Variant::Corner), &|_| {}) {
+        Err(tammi_egdb::EgdbError::Unsupported { why, .. }) => {
+            assert!(why.contains("far row"), "{why}")
+        }
+        Err(e) => panic!("wrong error: {e}"),
+        Ok(_) => panic!("corner tables were built"),
+    }
+    assert!(tammi_egdb::build(&options(Variant::OneWay), &|_| {}).is_ok());
+}

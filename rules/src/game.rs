@@ -3,7 +3,8 @@
 //! End checks after each ply, in this order (RULES.md §2.6): the side to move
 //! has no legal move and loses (wins in a give-away game); the position (pieces and side to move) has
 //! occurred for the third time: draw; the no-progress counter reached the
-//! variant's limit: draw.  The draw rules are flags in [`DrawRules`], on by
+//! variant's limit: draw; three kings have stood against a lone king for the
+//! variant's number of plies (Canadian): draw.  The draw rules are flags in [`DrawRules`], on by
 //! default as the variant's [`RuleSet`](crate::RuleSet) says.
 
 use crate::moves::{Move, MoveList};
@@ -25,6 +26,9 @@ pub enum EndReason {
     NoProgress,
     /// One piece against one, and the side to move cannot capture (Turkish).
     LonePieces,
+    /// Three kings against a lone king for the variant's number of moves
+    /// without taking it (Canadian: 16 moves each).
+    ThreeKings,
 }
 
 impl EndReason {
@@ -36,6 +40,7 @@ impl EndReason {
             EndReason::Repetition => "repetition",
             EndReason::NoProgress => "no-progress",
             EndReason::LonePieces => "lone-pieces",
+            EndReason::ThreeKings => "three-kings",
         }
     }
 }
@@ -92,6 +97,9 @@ impl fmt::Display for Outcome {
             (None, EndReason::LonePieces) => {
                 write!(f, "draw: one piece against one")
             }
+            (None, EndReason::ThreeKings) => {
+                write!(f, "draw: three kings did not take the lone king in time")
+            }
             (None, EndReason::NoMoves | EndReason::GaveAway) => {
                 write!(f, "draw ({})", self.reason.name())
             }
@@ -104,6 +112,9 @@ impl fmt::Display for Outcome {
 pub struct DrawRules {
     pub threefold_repetition: bool,
     pub no_progress_plies: Option<u16>,
+    /// Plies that three kings may play against a lone king before the game
+    /// is drawn ([`RuleSet::three_kings_plies`](crate::RuleSet::three_kings_plies)).
+    pub three_kings_plies: Option<u16>,
 }
 
 impl DrawRules {
@@ -113,6 +124,7 @@ impl DrawRules {
         DrawRules {
             threefold_repetition: rs.threefold_repetition,
             no_progress_plies: rs.no_progress_plies,
+            three_kings_plies: rs.three_kings_plies,
         }
     }
 }
@@ -151,6 +163,7 @@ impl std::error::Error for GameError {
 struct Ply {
     before: Position,
     no_progress_before: u16,
+    three_kings_before: u16,
     mv: Move,
 }
 
@@ -163,6 +176,8 @@ pub struct Game {
     plies: Vec<Ply>,
     /// Plies since the last man move or capture.
     no_progress: u16,
+    /// Plies played since three kings came to stand against a lone king.
+    three_kings: u16,
     legal: MoveList,
     outcome: Option<Outcome>,
 }
@@ -186,6 +201,7 @@ impl Game {
             draw_rules,
             plies: Vec::new(),
             no_progress: 0,
+            three_kings: 0,
             legal: MoveList::new(),
             outcome: None,
         };
@@ -228,6 +244,15 @@ impl Game {
                 winner: None,
                 reason: EndReason::LonePieces,
             })
+        } else if self
+            .draw_rules
+            .three_kings_plies
+            .is_some_and(|n| self.three_kings >= n)
+        {
+            Some(Outcome {
+                winner: None,
+                reason: EndReason::ThreeKings,
+            })
         } else {
             None
         };
@@ -250,6 +275,19 @@ impl Game {
             && pieces(Color::Black) == 1
             && pieces(Color::White) == 1
             && !self.legal[0].is_capture()
+    }
+
+    /// Whether `pos` holds three kings against a lone king and no men.
+    fn three_kings_against_one(pos: &Position) -> bool {
+        let (black, white) = (pos.count(Color::Black), pos.count(Color::White));
+        matches!((black, white), ((0, 3), (0, 1)) | ((0, 1), (0, 3)))
+    }
+
+    /// Plies played since three kings came to stand against a lone king
+    /// (0 when they do not); a capture or crowning that brings the material
+    /// about starts the count afresh.
+    pub fn three_kings_plies(&self) -> u16 {
+        self.three_kings
     }
 
     /// The starting position.
@@ -322,6 +360,7 @@ impl Game {
         self.plies.push(Ply {
             before,
             no_progress_before: self.no_progress,
+            three_kings_before: self.three_kings,
             mv: *m,
         });
         self.position.play_unchecked(m);
@@ -329,6 +368,15 @@ impl Game {
             0
         } else {
             self.no_progress.saturating_add(1)
+        };
+        self.three_kings = if self.draw_rules.three_kings_plies.is_some()
+            && !irreversible
+            && Self::three_kings_against_one(&before)
+            && Self::three_kings_against_one(&self.position)
+        {
+            self.three_kings.saturating_add(1)
+        } else {
+            0
         };
         self.refresh();
         Ok(())
@@ -349,6 +397,7 @@ impl Game {
         let ply = self.plies.pop()?;
         self.position = ply.before;
         self.no_progress = ply.no_progress_before;
+        self.three_kings = ply.three_kings_before;
         self.refresh();
         Some(ply.mv)
     }

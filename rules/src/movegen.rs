@@ -16,8 +16,8 @@ use crate::bitset::{Bits, Bitset, Wide};
 use crate::geometry::Geometry;
 use crate::moves::{MAX_LANDINGS, Move, MoveList};
 use crate::variant::{
-    BRAZILIAN, CANADIAN, CZECH, CapturePrecedence, Color, ENGLISH, FINNISH, INTERNATIONAL, ITALIAN,
-    PORTUGUESE, PromotionInCapture, RUSSIAN, RuleSet, THAI,
+    BRAZILIAN, CANADIAN, CORNER, CZECH, CapturePrecedence, Color, ENGLISH, FINNISH, INTERNATIONAL,
+    ITALIAN, ONE_WAY, PORTUGUESE, PromotionInCapture, RUSSIAN, RuleSet, THAI,
 };
 
 /// A variant's rules as compile-time constants.
@@ -28,10 +28,15 @@ pub(crate) trait Rules {
     const G: Geometry = Self::RS.geometry;
     const H: u32 = Self::G.per_row();
     const VALID: Self::B;
-    /// Row where black men are crowned (the bottom row).
+    /// Squares where black men are crowned (the bottom row, or the
+    /// variant's own squares).
     const BLACK_PROMO: Self::B;
-    /// Row where white men are crowned (the top row).
+    /// Squares where white men are crowned (the top row, or the variant's
+    /// own squares).
     const WHITE_PROMO: Self::B;
+    /// Men move and capture only forward-right (one-way checkers): one
+    /// forward direction instead of two.
+    const ONE_WAY: bool = Self::RS.men_one_way;
     const FLYING: bool = Self::RS.flying_kings;
     const LANDS_TO_CONTINUE: bool = Self::RS.king_lands_to_continue;
     const LANDS_ADJACENT: bool = Self::RS.king_lands_adjacent;
@@ -50,8 +55,8 @@ macro_rules! rules_type {
             type B = $b;
             const RS: RuleSet = $rs;
             const VALID: $b = $rs.geometry.valid() as $b;
-            const BLACK_PROMO: $b = $rs.geometry.bottom_rows(1) as $b;
-            const WHITE_PROMO: $b = $rs.geometry.top_rows(1) as $b;
+            const BLACK_PROMO: $b = $rs.crown_row(Color::Black) as $b;
+            const WHITE_PROMO: $b = $rs.crown_row(Color::White) as $b;
         }
     };
 }
@@ -66,6 +71,8 @@ rules_type!(CzechRules, CZECH, u64);
 rules_type!(PortugueseRules, PORTUGUESE, u64);
 rules_type!(ThaiRules, THAI, u64);
 rules_type!(CanadianRules, CANADIAN, u128);
+rules_type!(CornerRules, CORNER, u64);
+rules_type!(OneWayRules, ONE_WAY, u64);
 
 /// Runs `$body` with `$r` bound to the `Rules` type of `$variant`.  A
 /// give-away game moves as its base game: it shares the base's generator.
@@ -110,6 +117,14 @@ macro_rules! dispatch {
             }
             $crate::variant::Variant::Canadian => {
                 type $r = $crate::movegen::CanadianRules;
+                $body
+            }
+            $crate::variant::Variant::Corner => {
+                type $r = $crate::movegen::CornerRules;
+                $body
+            }
+            $crate::variant::Variant::OneWay => {
+                type $r = $crate::movegen::OneWayRules;
                 $body
             }
             // `base()` never returns a give-away or huffing variant, and
@@ -433,13 +448,22 @@ const fn reverse(dir: u32) -> u32 {
     3 - dir
 }
 
-/// Forward directions of a side's men: black moves down, white up.
+/// Forward directions of a side's men: black moves down, white up.  In
+/// one-way checkers only the first is used: it is the owner's forward-right
+/// (down-left for black, up-right for white).
 #[inline(always)]
-const fn forward_dirs(side: Color) -> [u32; 2] {
-    match side {
-        Color::Black => [0, 1],
-        Color::White => [2, 3],
+const fn forward_dirs<R: Rules>(side: Color) -> [u32; 2] {
+    match (side, R::ONE_WAY) {
+        (Color::Black, _) => [0, 1],
+        (Color::White, false) => [2, 3],
+        (Color::White, true) => [3, 2],
     }
+}
+
+/// How many of [`forward_dirs`] a man uses.
+#[inline(always)]
+const fn forward_count<R: Rules>() -> usize {
+    if R::ONE_WAY { 1 } else { 2 }
 }
 
 #[inline(always)]
@@ -503,10 +527,12 @@ fn man_first_hops<R: Rules, const WHITE: bool>(b: &Board<R::B>, empty: R::B) -> 
     } else {
         b.them & !b.kings
     };
-    let [f0, f1] = forward_dirs(side);
+    let [f0, f1] = forward_dirs::<R>(side);
     let hop = |d: u32| step::<R>(step::<R>(men, d) & victims, d) & empty;
     if R::MEN_BACK {
         [hop(f0), hop(f1), hop(reverse(f0)), hop(reverse(f1))]
+    } else if R::ONE_WAY {
+        [hop(f0), R::B::ZERO, R::B::ZERO, R::B::ZERO]
     } else {
         [hop(f0), hop(f1), R::B::ZERO, R::B::ZERO]
     }
@@ -592,9 +618,11 @@ impl<R: Rules, S: Sink, const WHITE: bool> Dfs<'_, R, S, WHITE> {
     /// Whether a man on `sq` has a hop available.
     #[inline(always)]
     fn man_can_capture(&self, sq: R::B, victims: R::B) -> bool {
-        let [f0, f1] = forward_dirs(Self::SIDE);
+        let [f0, f1] = forward_dirs::<R>(Self::SIDE);
         let mut land = step::<R>(step::<R>(sq, f0) & victims, f0);
-        land |= step::<R>(step::<R>(sq, f1) & victims, f1);
+        if !R::ONE_WAY {
+            land |= step::<R>(step::<R>(sq, f1) & victims, f1);
+        }
         if R::MEN_BACK {
             let (b0, b1) = (reverse(f0), reverse(f1));
             land |= step::<R>(step::<R>(sq, b0) & victims, b0);
@@ -607,9 +635,11 @@ impl<R: Rules, S: Sink, const WHITE: bool> Dfs<'_, R, S, WHITE> {
     /// that at least one hop exists.
     fn man(&mut self, sq: R::B, captured: R::B, depth: usize, king_order: u32) {
         let victims = self.man_victims(captured);
-        let [f0, f1] = forward_dirs(Self::SIDE);
+        let [f0, f1] = forward_dirs::<R>(Self::SIDE);
         self.man_hop(f0, sq, victims, captured, depth, king_order);
-        self.man_hop(f1, sq, victims, captured, depth, king_order);
+        if !R::ONE_WAY {
+            self.man_hop(f1, sq, victims, captured, depth, king_order);
+        }
         if R::MEN_BACK {
             self.man_hop(reverse(f0), sq, victims, captured, depth, king_order);
             self.man_hop(reverse(f1), sq, victims, captured, depth, king_order);
@@ -664,7 +694,7 @@ impl<R: Rules, S: Sink, const WHITE: bool> Dfs<'_, R, S, WHITE> {
     fn men_from_first_hops(&mut self, hops: [R::B; 4]) {
         let static_empty = self.empty;
         let victims = self.man_victims(R::B::ZERO);
-        let [f0, f1] = forward_dirs(Self::SIDE);
+        let [f0, f1] = forward_dirs::<R>(Self::SIDE);
         let dirs = [f0, f1, reverse(f0), reverse(f1)];
         // Squares from which a man can hop in each direction.
         let hop_from = |d: u32| {
@@ -682,7 +712,7 @@ impl<R: Rules, S: Sink, const WHITE: bool> Dfs<'_, R, S, WHITE> {
             [hop_from(dirs[0]), hop_from(dirs[1]), R::B::ZERO, R::B::ZERO]
         };
         let promo = promo_row::<R>(Self::SIDE);
-        let used = if R::MEN_BACK { 4 } else { 2 };
+        let used = if R::MEN_BACK { 4 } else { forward_count::<R>() };
         for i in 0..used {
             let land = hops[i];
             if land.is_empty() {
@@ -888,7 +918,7 @@ fn simple_moves<R: Rules, S: Sink>(b: &Board<R::B>, empty: R::B, sink: &mut S) {
     let men = b.us & !b.kings;
     let kings = b.us & b.kings;
     let promo = promo_row::<R>(b.side);
-    for d in forward_dirs(b.side) {
+    for &d in &forward_dirs::<R>(b.side)[..forward_count::<R>()] {
         let targets = step::<R>(men, d) & empty;
         if S::BULK {
             sink.bulk(targets.count_ones());

@@ -17,6 +17,7 @@
 //!   orthogonal steps, which the bit layout here does not provide: they get a
 //!   geometry of their own.
 
+use crate::bitset::Wide;
 use crate::geometry::{Geometry, Square};
 use crate::grid_rules::{Directions, GridRules};
 use std::fmt;
@@ -135,6 +136,21 @@ pub struct RuleSet {
     /// How pieces move on a board where every square is played (Turkish,
     /// Gothic, Dameo, Konane, Alquerque); `None` for the dark-square games.
     pub grid: Option<GridRules>,
+    /// Where the men of a dark-square game start when not on the
+    /// `setup_rows` nearest rows (corner checkers): black's squares, then
+    /// white's, in the board's bit layout.
+    pub start_squares: Option<[Wide; 2]>,
+    /// The squares where men are crowned when not the far row (corner
+    /// checkers: the two squares of the far double corner), black's then
+    /// white's, in the board's bit layout.  A man that reaches another square
+    /// of the far row stays a man there.
+    pub crown_squares: Option<[Wide; 2]>,
+    /// Men move and capture along one diagonal only: forward and to their
+    /// owner's right (one-way checkers; white towards h8, black towards a1).
+    pub men_one_way: bool,
+    /// Three kings against a lone king are drawn after this many plies of
+    /// that material unless the lone king is taken (Canadian: 16 moves each).
+    pub three_kings_plies: Option<u16>,
 }
 
 impl RuleSet {
@@ -142,6 +158,9 @@ impl RuleSet {
     /// board's bit layout: the `setup_rows` nearest rows on dark boards, the
     /// game's own placement on full boards.
     pub const fn start_pieces(&self) -> [crate::bitset::Wide; 2] {
+        if let Some(squares) = self.start_squares {
+            return squares;
+        }
         match self.grid {
             Some(grid) => [
                 grid.start[0] as crate::bitset::Wide,
@@ -170,11 +189,15 @@ impl RuleSet {
         }
     }
 
-    /// The row where `color`'s men are crowned (empty without promotion):
-    /// the bottom row for black, the top row for white.
+    /// The squares where `color`'s men are crowned (empty without
+    /// promotion): the bottom row for black, the top row for white, or the
+    /// variant's own [`RuleSet::crown_squares`].
     pub const fn crown_row(&self, color: Color) -> crate::bitset::Wide {
         if !self.promotes() {
             return 0;
+        }
+        if let Some(squares) = self.crown_squares {
+            return squares[color.index()];
         }
         match color {
             Color::Black => self.geometry.bottom_rows(1),
@@ -238,11 +261,17 @@ pub enum Variant {
     /// Alquerque: a 5x5 board of points and lines, 12 pieces each, steps
     /// and short jumps along the lines; no promotion.
     Alquerque,
+    /// Corner checkers (Kulmatammi): Czech rules, men start beside their own
+    /// double corner and are crowned only on the far double corner.
+    Corner,
+    /// One-way checkers (Yksisuuntainen tammi): Czech rules, men move and
+    /// capture only forward and to the right.
+    OneWay,
 }
 
 impl Variant {
     /// Every implemented variant.
-    pub const ALL: [Variant; 20] = [
+    pub const ALL: [Variant; 22] = [
         Variant::English,
         Variant::Italian,
         Variant::International,
@@ -263,11 +292,14 @@ impl Variant {
         Variant::Dameo,
         Variant::Konane,
         Variant::Alquerque,
+        Variant::Corner,
+        Variant::OneWay,
     ];
 
     /// Other names accepted on the command line and in files.
-    pub const ALIASES: [(&'static str, Variant); 3] = [
+    pub const ALIASES: [(&'static str, Variant); 4] = [
         ("anti", Variant::EnglishGiveaway),
+        ("oneway", Variant::OneWay),
         ("poddavki", Variant::RussianGiveaway),
         ("antidraughts", Variant::InternationalGiveaway),
     ];
@@ -295,6 +327,8 @@ impl Variant {
             Variant::Dameo => "dameo",
             Variant::Konane => "konane",
             Variant::Alquerque => "alquerque",
+            Variant::Corner => "corner",
+            Variant::OneWay => "one-way",
         }
     }
 
@@ -322,6 +356,8 @@ impl Variant {
             Variant::Dameo => 104,
             Variant::Konane => 105,
             Variant::Alquerque => 106,
+            Variant::Corner => 107,
+            Variant::OneWay => 108,
             Variant::EnglishGiveaway
             | Variant::FinnishGiveaway
             | Variant::RussianGiveaway
@@ -409,6 +445,8 @@ impl Variant {
             Variant::Dameo => DAMEO,
             Variant::Konane => KONANE,
             Variant::Alquerque => ALQUERQUE,
+            Variant::Corner => CORNER,
+            Variant::OneWay => ONE_WAY,
             Variant::EnglishGiveaway
             | Variant::FinnishGiveaway
             | Variant::RussianGiveaway
@@ -465,7 +503,7 @@ impl Variant {
             Color::Black => 'B',
             Color::White => 'W',
         };
-        if rs.grid.is_some() {
+        if rs.grid.is_some() || rs.start_squares.is_some() {
             let g = rs.geometry;
             let [black, white] = rs.start_pieces();
             let list = |bits: crate::bitset::Wide| {
@@ -484,9 +522,11 @@ impl Variant {
     }
 
     /// Whether squares are written as chess-style coordinates (`a1`–`h8`,
-    /// `a1`–`e5`) rather than numbers: the full-board games.
+    /// `a1`–`e5`) rather than numbers: the full-board games, and corner and
+    /// one-way checkers, whose sources (BrainKing, the Czech federation)
+    /// write coordinates.
     pub fn algebraic_squares(self) -> bool {
-        self.on_grid()
+        self.on_grid() || matches!(self, Variant::Corner | Variant::OneWay)
     }
 
     /// A square as written in this variant: its number, or its coordinate
@@ -638,6 +678,10 @@ pub const ENGLISH: RuleSet = RuleSet {
     threefold_repetition: true,
     no_progress_plies: Some(80),
     grid: None,
+    start_squares: None,
+    crown_squares: None,
+    men_one_way: false,
+    three_kings_plies: None,
 };
 
 /// Italian draughts (RULES.md §3); the draw rules are the §2.6 mechanisms (not from the source).
@@ -667,6 +711,10 @@ pub const RUSSIAN: RuleSet = RuleSet {
     threefold_repetition: true,
     no_progress_plies: Some(50),
     grid: None,
+    start_squares: None,
+    crown_squares: None,
+    men_one_way: false,
+    three_kings_plies: None,
 };
 
 /// International draughts (FMJD) on 10x10.
@@ -684,6 +732,7 @@ pub const INTERNATIONAL: RuleSet = RuleSet {
 pub const CANADIAN: RuleSet = RuleSet {
     geometry: Geometry::TWELVE,
     setup_rows: 5,
+    three_kings_plies: Some(32),
     ..INTERNATIONAL
 };
 
@@ -729,6 +778,53 @@ pub const THAI: RuleSet = RuleSet {
     king_lands_adjacent: true,
     removed_during_capture: true,
     ..FINNISH
+};
+
+/// The dark squares named by coordinates (`"c1"`: file from the left, rank
+/// from the bottom) of the 8x8 board, as a bit set; a name that is not a dark
+/// square stops the build.
+const fn dark_squares(names: &[&str]) -> Wide {
+    let g = Geometry::EIGHT;
+    let mut bits: Wide = 0;
+    let mut i = 0;
+    while i < names.len() {
+        let name = names[i].as_bytes();
+        let col = (name[0] - b'a') as i32;
+        let rank = (name[1] - b'0') as i32;
+        match g.at(8 - rank, col) {
+            Some(sq) => bits |= 1 << g.bit(sq),
+            None => panic!("not a dark square"),
+        }
+        i += 1;
+    }
+    bits
+}
+
+/// Corner checkers (BrainKing's Czech rules; RULES.md §5.2, VARIANTS.md):
+/// men are crowned only on the two squares of the far double corner (white
+/// on a7 and b8, black on g1 and h2).  The start is [Interp]: each side's
+/// twelve men fill the three short diagonals nearest its own double corner,
+/// and the long diagonal a1–h8 stays empty.
+pub const CORNER: RuleSet = RuleSet {
+    start_squares: Some([
+        dark_squares(&[
+            "a3", "b4", "c5", "d6", "e7", "f8", "a5", "b6", "c7", "d8", "a7", "b8",
+        ]),
+        dark_squares(&[
+            "c1", "e1", "g1", "d2", "f2", "h2", "e3", "g3", "f4", "h4", "g5", "h6",
+        ]),
+    ]),
+    crown_squares: Some([dark_squares(&["g1", "h2"]), dark_squares(&["a7", "b8"])]),
+    ..CZECH
+};
+
+/// One-way checkers (RULES.md §5.2, VARIANTS.md) [Interp]: Czech rules and
+/// start, and a man moves and captures along one diagonal only, forward and
+/// to its owner's right (white towards h8, black towards a1); crowned on the
+/// far row as usual, a king moves as a Czech king.
+pub const ONE_WAY: RuleSet = RuleSet {
+    men_one_way: true,
+    ..CZECH
 };
 
 /// The squares of rows `first..first + count` (0 = top) of the full 8x8

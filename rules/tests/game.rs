@@ -285,6 +285,86 @@ fn capture_resets_the_counter() {
 }
 
 // ---------------------------------------------------------------------------
+// Three kings against one (Canadian)
+// ---------------------------------------------------------------------------
+
+#[test]
+fn canadian_three_kings_against_one_draw_after_sixteen_moves_each() {
+    let v = Variant::Canadian;
+    assert_eq!(DrawRules::of(v).three_kings_plies, Some(32));
+    let mut g = Game::from_position(pos(v, "W:WK67,K68,K72:BK1"));
+    let mut seen = HashSet::new();
+    walk_kings(&mut g, &mut seen, 31);
+    assert_eq!(g.three_kings_plies(), 31);
+    assert_eq!(g.outcome(), None, "drawn before 16 moves each");
+    walk_kings(&mut g, &mut seen, 1);
+    assert_eq!(g.three_kings_plies(), 32);
+    assert_eq!(g.outcome(), draw(EndReason::ThreeKings));
+    // Undo reopens the game with the count one lower.
+    let last = g.undo().unwrap();
+    assert_eq!((g.three_kings_plies(), g.outcome()), (31, None));
+    g.play(&last).unwrap();
+    assert_eq!(g.outcome(), draw(EndReason::ThreeKings));
+
+    // International has no such rule: the same walk goes on.
+    let mut g = Game::from_position(pos(Variant::International, "W:WK46,K47,K50:BK1"));
+    walk_kings(&mut g, &mut HashSet::new(), 32);
+    assert_eq!((g.three_kings_plies(), g.outcome()), (0, None));
+}
+
+/// Quiet king moves after which black, to move, must capture, and a
+/// capture after which white need not take back: the line ends with it.
+fn line_to_black_capture(p: Position, depth: usize) -> Option<Vec<Move>> {
+    if p.must_capture() {
+        if p.side_to_move() != Color::Black {
+            return None;
+        }
+        let quiet_after = |m: &&Move| !p.play(m).unwrap().must_capture();
+        return p.legal_moves().iter().find(quiet_after).map(|m| vec![*m]);
+    }
+    if depth == 0 {
+        return None;
+    }
+    for m in p.legal_moves().iter().filter(|m| is_king_move(&p, m)) {
+        if let Some(mut line) = line_to_black_capture(p.play(m).unwrap(), depth - 1) {
+            line.insert(0, *m);
+            return Some(line);
+        }
+    }
+    None
+}
+
+#[test]
+fn canadian_three_kings_count_starts_at_the_capture_that_makes_them() {
+    // Four kings against one: no count.  The lone king takes one of them
+    // after some play, and the 32 plies run from that capture.
+    let v = Variant::Canadian;
+    let mut g = Game::from_position(pos(v, "W:WK61,K67,K68,K72:BK1"));
+    let mut seen = HashSet::new();
+    walk_kings(&mut g, &mut seen, 10);
+    assert_eq!(g.three_kings_plies(), 0);
+    let line = line_to_black_capture(*g.position(), 3).expect("white can offer a king");
+    let (capture, offer) = line.split_last().unwrap();
+    for m in offer {
+        g.play(m).unwrap();
+    }
+    assert!(capture.is_capture());
+    g.play(capture).unwrap();
+    let (black, white) = (
+        g.position().count(Color::Black),
+        g.position().count(Color::White),
+    );
+    assert_eq!((black, white), ((0, 1), (0, 3)));
+    assert_eq!(g.three_kings_plies(), 0);
+    let played = g.ply();
+    walk_kings(&mut g, &mut seen, 31);
+    assert_eq!(g.outcome(), None, "counted from before the capture");
+    walk_kings(&mut g, &mut seen, 1);
+    assert_eq!(g.outcome(), draw(EndReason::ThreeKings));
+    assert_eq!(g.ply(), played + 32);
+}
+
+// ---------------------------------------------------------------------------
 // Order of the end checks
 // ---------------------------------------------------------------------------
 
@@ -294,6 +374,7 @@ fn no_moves_is_checked_before_no_progress() {
     let rules = DrawRules {
         threefold_repetition: true,
         no_progress_plies: Some(1),
+        three_kings_plies: None,
     };
     let mut g = Game::with_draw_rules(pos(Variant::English, "W:WK27:B28"), rules);
     assert_eq!(g.outcome(), None);
@@ -312,6 +393,7 @@ fn repetition_is_checked_before_no_progress() {
         let rules = DrawRules {
             threefold_repetition: threefold,
             no_progress_plies: Some(8),
+            three_kings_plies: None,
         };
         let mut g = Game::with_draw_rules(start, rules);
         for ply in 0..8 {

@@ -42,6 +42,7 @@ fn hot_paths_do_not_allocate_per_node() {
             Variant::Gothic | Variant::Dameo => 4,
             Variant::Konane => 8,
             Variant::Alquerque => 10,
+            Variant::Corner | Variant::OneWay => 10,
             _ => 6,
         };
         let mut leaves = 0;

@@ -110,6 +110,25 @@ fn canadian_to_depth_7() {
 }
 
 #[test]
+fn corner_to_depth_11() {
+    // Issue 38's start [Interp]: the armies face each other across the empty
+    // long diagonal, so nearly every first move walks into a forced capture.
+    // Depth 7 is cross-checked by the reference generator (tests/reference.rs).
+    let expected = [6, 6, 14, 39, 78, 240, 804, 2768, 11209, 45164, 195382];
+    check(Variant::Corner, &expected, PerftMode::Paths);
+}
+
+#[test]
+fn one_way_to_depth_11() {
+    // Czech start, men only forward-right; cross-checked to depth 7 by the
+    // reference generator (tests/reference.rs).
+    let expected = [
+        4, 16, 61, 200, 639, 1953, 5850, 17060, 49071, 140549, 398607,
+    ];
+    check(Variant::OneWay, &expected, PerftMode::Paths);
+}
+
+#[test]
 fn finnish_huffing_to_depth_8() {
     // Cross-checked to depth 6 by the reference generator (tests/reference.rs).
     let expected = [7, 49, 379, 2949, 25534, 218661, 1968811, 17714645];

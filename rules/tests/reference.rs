@@ -61,6 +61,12 @@ struct Rules {
     /// Huffing (RULES.md §4.3): capturing is optional; pieces that could
     /// have captured but did not may be removed by the opponent before his move.
     huffing: bool,
+    /// Corner checkers: men are crowned only on the far double corner
+    /// (white on a7 and b8, black on g1 and h2), not on the rest of the far row.
+    corner_crowning: bool,
+    /// One-way checkers: a man moves and captures only forward and to its
+    /// owner's right (white towards h8, black towards a1).
+    one_way: bool,
 }
 
 /// The dark-square variants this reference covers (the full-board games
@@ -82,6 +88,8 @@ fn rules(v: Variant) -> Rules {
         short_landing: false,
         removed_at_once: false,
         huffing: false,
+        corner_crowning: false,
+        one_way: false,
     };
     match v {
         Variant::English => english,
@@ -154,6 +162,17 @@ fn rules(v: Variant) -> Rules {
             huffing: true,
             ..rules(Variant::Finnish)
         },
+        // RULES.md §5.2 and issue 38 [Interp]: Czech rules, crowned only
+        // on the far double corner (the start is the crate's, read back).
+        Variant::Corner => Rules {
+            corner_crowning: true,
+            ..rules(Variant::Czech)
+        },
+        // Issue 38 [Interp]: Czech rules, men only forward-right.
+        Variant::OneWay => Rules {
+            one_way: true,
+            ..rules(Variant::Czech)
+        },
         Variant::Turkish
         | Variant::Gothic
         | Variant::Dameo
@@ -201,6 +220,28 @@ impl Rules {
             Color::Black => self.size - 1,
             Color::White => 0,
         }
+    }
+
+    /// Whether a man of `color` reaching (r, c) is crowned there.
+    fn crowns(&self, color: Color, r: i32, c: i32) -> bool {
+        if !self.corner_crowning {
+            return r == self.far_row(color);
+        }
+        // The far double corner: a7 and b8 for white, g1 and h2 for black.
+        match color {
+            Color::White => (r, c) == (0, 1) || (r, c) == (1, 0),
+            Color::Black => (r, c) == (7, 6) || (r, c) == (6, 7),
+        }
+    }
+
+    /// Whether a man of `color` may step or jump in direction (dr, dc)
+    /// without taking backward captures into account.
+    fn man_direction(&self, color: Color, dr: i32, dc: i32) -> bool {
+        if dr != self.forward(color) {
+            return false;
+        }
+        // One-way: white's right is towards the h-file, black's towards a.
+        !self.one_way || dc == -dr
     }
 
     /// Row step of a man of `color` moving forward.
@@ -329,7 +370,7 @@ impl Search<'_> {
                     out.push(((jr, jc), lands));
                 }
             } else {
-                if !king && !rs.men_capture_backward && dr != rs.forward(self.color) {
+                if !king && !rs.men_capture_backward && !rs.man_direction(self.color, dr, dc) {
                     continue;
                 }
                 let (jr, jc) = (r + dr, c + dc);
@@ -384,7 +425,7 @@ impl Search<'_> {
         let hops = self.hops(r, c, king);
         if hops.is_empty() {
             if !self.landings.is_empty() {
-                let at_end = rs.promo == Promo::AtEnd && !king && r == rs.far_row(self.color);
+                let at_end = rs.promo == Promo::AtEnd && !king && rs.crowns(self.color, r, c);
                 self.record(crowned || at_end);
             }
             return;
@@ -403,7 +444,7 @@ impl Search<'_> {
             }
             for (lr, lc) in lands {
                 self.landings.push(self.board.num(lr, lc));
-                let reaches_far_row = !king && lr == rs.far_row(self.color);
+                let reaches_far_row = !king && rs.crowns(self.color, lr, lc);
                 match (reaches_far_row, rs.promo) {
                     (true, Promo::Ends) => self.record(true),
                     (true, Promo::Continues) => self.go(lr, lc, true, true),
@@ -445,7 +486,7 @@ fn reference_moves(b: &Board) -> Vec<RefMove> {
             captures.extend(s.out);
             // Simple moves.
             for (dr, dc) in DIRS {
-                if !p.king && dr != rs.forward(side) {
+                if !p.king && !rs.man_direction(side, dr, dc) {
                     continue;
                 }
                 let reach = if p.king && rs.flying { rs.size } else { 1 };
@@ -458,7 +499,7 @@ fn reference_moves(b: &Board) -> Vec<RefMove> {
                         from,
                         landings: vec![b.num(tr, tc)],
                         taken: Vec::new(),
-                        promotes: !p.king && tr == rs.far_row(side),
+                        promotes: !p.king && rs.crowns(side, tr, tc),
                         by_king: p.king,
                         removal: false,
                     });
@@ -774,12 +815,10 @@ fn build_placement(
             continue;
         }
         let sq = Square(i as u8);
-        let (row, _) = g.row_col(sq);
-        let crown_row = match color {
-            Color::Black => g.size as u32 - 1,
-            Color::White => 0,
-        };
-        let king = kind < king_share || row == crown_row;
+        let (row, col) = g.row_col(sq);
+        // Italian numbering mirrors columns, which no crowning square cares about.
+        let crowns = rules(v).crowns(color, row as i32, col as i32);
+        let king = kind < king_share || crowns;
         counts[color.index()] += 1;
         pieces.push((sq, Piece { color, king }));
     }
@@ -856,6 +895,8 @@ variant_properties!(portuguese, Variant::Portuguese, 1000, 40000);
 variant_properties!(thai, Variant::Thai, 1000, 40000);
 variant_properties!(finnish_huffing, Variant::FinnishHuffing, 1000, 20000);
 variant_properties!(canadian, Variant::Canadian, 300, 10000);
+variant_properties!(corner, Variant::Corner, 1000, 40000);
+variant_properties!(one_way, Variant::OneWay, 1000, 40000);
 
 /// Perft `Paths` counts every capture path, `Unique` counts moves with the same
 /// origin, destination and captured set once (checked against the reference to depth 2).
@@ -936,7 +977,7 @@ fn reference_numbering_agrees_with_rules_md() {
 fn reference_reproduces_published_perft() {
     // Folk tammi gives the English figures (RULES.md §6.5): its first kings
     // appear at ply 8 and have not moved yet.
-    let table: [(Variant, &[u64]); 11] = [
+    let table: [(Variant, &[u64]); 13] = [
         (Variant::English, &[7, 49, 302, 1469, 7361, 36768]),
         (Variant::Italian, &[7, 49, 302, 1469, 7361, 36473]),
         (Variant::International, &[9, 81, 658, 4265, 27117]),
@@ -952,6 +993,9 @@ fn reference_reproduces_published_perft() {
         // Canadian: the crate's figures (tests/perft.rs), reproduced on a
         // board the reference builds from the square numbers alone.
         (Variant::Canadian, &[11, 121, 1222, 10053, 79049]),
+        // Corner and one-way: the crate's figures (tests/perft.rs) to depth 7.
+        (Variant::Corner, &[6, 6, 14, 39, 78, 240, 804]),
+        (Variant::OneWay, &[4, 16, 61, 200, 639, 1953, 5850]),
     ];
     for (v, expected) in table {
         let b = Board::from_position(&Position::start(v));

@@ -530,3 +530,119 @@ fn huffing_games_round_trip_through_pdn_and_count_removals_as_part_of_a_turn() {
     assert_eq!(back[0].game.position(), game.position());
     assert!(back[0].game.moves().eq(game.moves()));
 }
+
+// ---------------------------------------------------------------------------
+// Corner and one-way checkers (issue 38; Czech rules, coordinates a1-h8 with
+// a1 dark, white moving up)
+// ---------------------------------------------------------------------------
+
+#[test]
+fn corner_start_fills_the_short_diagonals_by_each_double_corner() {
+    let p = Position::start(Variant::Corner);
+    assert_eq!(p.side_to_move(), Color::White);
+    let squares = |color: Color| {
+        let mut v: Vec<String> = p
+            .pieces_iter()
+            .filter(|(_, pc)| pc.color == color && !pc.king)
+            .map(|(sq, _)| Variant::Corner.square_name(sq))
+            .collect();
+        v.sort();
+        v
+    };
+    let sorted = |list: &[&str]| {
+        let mut v: Vec<String> = list.iter().map(|s| s.to_string()).collect();
+        v.sort();
+        v
+    };
+    assert_eq!(
+        squares(Color::White),
+        sorted(&[
+            "c1", "e1", "g1", "d2", "f2", "h2", "e3", "g3", "f4", "h4", "g5", "h6"
+        ])
+    );
+    assert_eq!(
+        squares(Color::Black),
+        sorted(&[
+            "a3", "b4", "c5", "d6", "e7", "f8", "a5", "b6", "c7", "d8", "a7", "b8"
+        ])
+    );
+    // The long diagonal a1-h8 is empty.
+    for sq in ["a1", "b2", "c3", "d4", "e5", "f6", "g7", "h8"] {
+        assert_eq!(p.piece_at(Variant::Corner.parse_square(sq).unwrap()), None);
+    }
+}
+
+#[test]
+fn corner_men_are_crowned_only_on_the_far_double_corner() {
+    // White man c7: to b8 it is crowned, to d8 it stays a man.
+    let p = pos(Variant::Corner, "W:Wc7:Ba3");
+    assert_legal(&p, &["c7-b8", "c7-d8"]);
+    assert_eq!(after(&p, "c7-b8"), "B:WKb8:Ba3");
+    assert_eq!(after(&p, "c7-d8"), "B:Wd8:Ba3");
+    // a7 is a crowning square too, though not on the last row.
+    assert_eq!(
+        after(&pos(Variant::Corner, "W:Wb6:Ba3"), "b6-a7"),
+        "B:WKa7:Ba3"
+    );
+    assert_eq!(
+        after(&pos(Variant::Corner, "W:Wb6:Ba3"), "b6-c7"),
+        "B:Wc7:Ba3"
+    );
+    // Black crowns on g1 and h2 only.
+    let p = pos(Variant::Corner, "B:Wc3:Bf2,g3");
+    assert_legal(&p, &["f2-e1", "f2-g1", "g3-h2"]);
+    assert_eq!(after(&p, "f2-g1"), "W:Wc3:Bg3,Kg1");
+    assert_eq!(after(&p, "f2-e1"), "W:Wc3:Bg3,e1");
+    assert_eq!(after(&p, "g3-h2"), "W:Wc3:Bf2,Kh2");
+    // A capture landing on a crowning square crowns and ends there.
+    let p = pos(Variant::Corner, "W:Wc5:Bb6,a3");
+    assert_legal(&p, &["c5xa7"]);
+    assert_eq!(after(&p, "c5xa7"), "B:WKa7:Ba3");
+}
+
+#[test]
+fn corner_a_man_on_the_far_row_stays_and_cannot_move() {
+    // The man on d8 has no forward square: white, with nothing else, loses.
+    let g = Game::from_position(pos(Variant::Corner, "W:Wd8:Ba3"));
+    assert_eq!(
+        g.outcome(),
+        Some(Outcome {
+            winner: Some(Color::Black),
+            reason: EndReason::NoMoves
+        })
+    );
+    // A man may stand on the far row (not on b8 or a7) in a FEN, but not on
+    // its own crowning squares.
+    assert!(parse_fen(Variant::Corner, "W:Wd8,f8,h8:Bg3").is_ok());
+    assert!(parse_fen(Variant::Corner, "W:Wb8:Bg3").is_err());
+    assert!(parse_fen(Variant::Corner, "W:Wa7:Bh2").is_err());
+    // In Czech the same man on d8 would have been crowned: a man there is refused.
+    assert!(parse_fen(Variant::Czech, "W:W2:B21").is_err());
+}
+
+#[test]
+fn one_way_men_move_and_capture_only_forward_right() {
+    // White man c3: d4 only, never b4.
+    let p = pos(Variant::OneWay, "W:Wc3:Bh8");
+    assert_legal(&p, &["c3-d4"]);
+    assert_illegal(&p, "c3-b4");
+    // Black man f6 goes towards a1: e5 only.
+    assert_legal(&pos(Variant::OneWay, "B:Wa1:Bf6"), &["f6-e5"]);
+    // Captures follow the same diagonal: c3 takes d4, never b4.
+    let p = pos(Variant::OneWay, "W:Wc3:Bb4,d4");
+    assert_legal(&p, &["c3xe5"]);
+    // With only b4 to take, the capture is not there and c3 moves on.
+    assert_legal(&pos(Variant::OneWay, "W:Wc3:Bb4,h8"), &["c3-d4"]);
+    // Black e5 takes d4 (towards a1), not f4.
+    assert_legal(&pos(Variant::OneWay, "B:Wd4,f4:Be5"), &["e5xc3"]);
+    // A man on the right-hand edge has no move at all.
+    let g = Game::from_position(pos(Variant::OneWay, "W:Wh4:Bb8"));
+    assert_eq!(g.outcome().map(|o| o.winner), Some(Some(Color::Black)));
+    // Crowned on the far row as usual; kings move every way, flying.
+    assert_eq!(
+        after(&pos(Variant::OneWay, "W:Wg7:Bh6"), "g7-h8"),
+        "B:WKh8:Bh6"
+    );
+    let p = pos(Variant::OneWay, "W:WKd4:Bh6");
+    assert_eq!(legal(&p).len(), 13);
+}

@@ -155,6 +155,7 @@ impl<E: Evaluation> AlphaBeta<E> {
             draw_rules: DrawRules {
                 threefold_repetition: true,
                 no_progress_plies: None,
+                three_kings_plies: None,
             },
             tables: None,
             table_pieces: 0,

@@ -237,6 +237,7 @@ impl Search {
             draw_rules: DrawRules {
                 threefold_repetition: true,
                 no_progress_plies: None,
+                three_kings_plies: None,
             },
             tree: Arena::default(),
             spare: Arena::default(),

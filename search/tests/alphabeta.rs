@@ -37,6 +37,7 @@ fn no_draw_rules(pos: Position) -> Game {
         DrawRules {
             threefold_repetition: false,
             no_progress_plies: None,
+            three_kings_plies: None,
         },
     )
 }

@@ -176,6 +176,7 @@ fn no_progress_limit_makes_children_draws() {
     let rules = DrawRules {
         threefold_repetition: true,
         no_progress_plies: Some(1),
+        three_kings_plies: None,
     };
     let g = Game::with_draw_rules(pos, rules);
     let ev = UniformEvaluator::with_wdl(Variant::English, [1.0, 0.0, 0.0]).unwrap();

@@ -38,6 +38,7 @@ impl GameEnd {
             GameEnd::Tables => 5,
             GameEnd::Rules(EndReason::GaveAway) => 6,
             GameEnd::Rules(EndReason::LonePieces) => 7,
+            GameEnd::Rules(EndReason::ThreeKings) => 8,
         }
     }
 
@@ -51,6 +52,7 @@ impl GameEnd {
             5 => GameEnd::Tables,
             6 => GameEnd::Rules(EndReason::GaveAway),
             7 => GameEnd::Rules(EndReason::LonePieces),
+            8 => GameEnd::Rules(EndReason::ThreeKings),
             _ => return None,
         })
     }

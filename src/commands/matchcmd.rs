@@ -16,6 +16,7 @@ pub struct Args {
     /// Second player, e.g. random.
     #[arg(long)]
     pub b: PlayerSpec,
+    /// Variant, e.g. english, international, finnish:huffing or canadian (README lists all; corner and one-way are [Interp]: their start and men's moves are interpreted, VARIANTS.md).
     #[arg(long, default_value = "english")]
     pub variant: Variant,
     /// Number of games (even: each opening is played twice, colours swapped).

@@ -114,7 +114,7 @@ pub type CliResult = Result<(), CliError>;
 /// `--variant` and `--backend`, shared by commands that run a network.
 #[derive(clap::Args, Debug, Clone)]
 pub struct NetArgs {
-    /// Variant, e.g. english, international, finnish:huffing or canadian (a model's must match; README lists all).
+    /// Variant, e.g. english, international, finnish:huffing or canadian (a model's must match; README lists all; corner and one-way are [Interp]: their start and men's moves are interpreted, VARIANTS.md).
     #[arg(long, default_value = "english")]
     pub variant: Variant,
     /// Backend: flex (CPU), wgpu or cuda (the last two only when compiled in).
@@ -125,7 +125,7 @@ pub struct NetArgs {
 /// `--variant` and `--fen`, shared by commands that take a position.
 #[derive(clap::Args, Debug, Clone)]
 pub struct PositionArgs {
-    /// Variant, e.g. english, international, finnish:huffing or canadian (README lists all).
+    /// Variant, e.g. english, international, finnish:huffing or canadian (README lists all; corner and one-way are [Interp]: their start and men's moves are interpreted, VARIANTS.md).
     #[arg(long, default_value = "english")]
     pub variant: Variant,
     /// Position in PDN FEN, e.g. "B:W21,22,K30:B1,2,K5" (default: the start position).

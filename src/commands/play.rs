@@ -27,6 +27,7 @@ pub struct Args {
     /// Play against this player (default: alphabeta:depth=8).
     #[arg(long)]
     pub player: Option<PlayerSpec>,
+    /// Variant, e.g. english, international, finnish:huffing or canadian (README lists all; corner and one-way are [Interp]: their start and men's moves are interpreted, VARIANTS.md).
     #[arg(long, default_value = "english")]
     pub variant: Variant,
     /// Your side: black|red|white (red = black = the side on 1-12) or first|second.
@@ -181,8 +182,10 @@ fn line_mode(engine: &mut dyn Player, game: &mut Game, user: Color) -> CliResult
 
 /// The help line of interactive play: move examples in the variant's notation.
 fn help(v: Variant) -> String {
-    let examples = if v.algebraic_squares() {
+    let examples = if v.on_grid() {
         "a3-a4 or d4xd6 (coordinates)"
+    } else if v.algebraic_squares() {
+        "c3-d4 or c3xe5 (coordinates)"
     } else {
         "11-15 or 22x15"
     };
