@@ -42,7 +42,7 @@ pub use eval::{
     EvalRequest, EvalResult, Evaluator, InferenceEngine, NetEvaluator, RawOutput, UniformEvaluator,
 };
 pub use lineage::{Leg, Lineage};
-pub use loss::{Losses, TrainConfig};
+pub use loss::{Losses, PolicySoftmax, TrainConfig};
 pub use model::{
     CARD_FILE, FORMAT_VERSION, Model, ModelCard, WEIGHTS_FILE, WeightsInfo, fnv1a64,
     load_evaluator, utc_now_rfc3339,

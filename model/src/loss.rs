@@ -14,6 +14,30 @@ pub struct TrainConfig {
     pub value_weight: f32,
     /// Weight of the moves-left loss (ignored without the head).
     pub moves_left_weight: f32,
+    /// Which policy entries the policy loss's softmax runs over.  A config
+    /// without the key keeps [`PolicySoftmax::All`], what runs trained with
+    /// before the key existed; the presets choose `legal`.
+    pub policy_softmax: PolicySoftmax,
+}
+
+/// The entries the policy loss normalises over.
+///
+/// Search only ever asks the net for the probabilities of legal moves,
+/// renormalised over them.  Trained over every index, a small net first
+/// learns how often each index is legal at all and only later which move is
+/// good when it is, so moves that are legal in few positions (optional
+/// captures and removals under huffing) come out far below their targets and
+/// search stops looking at them (issue 38).  Over the legal moves the loss
+/// asks for exactly what search uses, as Leela Chess Zero's does.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PolicySoftmax {
+    /// Every index of the policy vector (AlphaZero's formulation): the net
+    /// must also learn to give illegal indices nothing.
+    #[default]
+    All,
+    /// The sample's legal moves only; illegal indices get no gradient.
+    Legal,
 }
 
 impl Default for TrainConfig {
@@ -22,6 +46,7 @@ impl Default for TrainConfig {
             weight_decay: 1e-4,
             value_weight: 1.0,
             moves_left_weight: 0.1,
+            policy_softmax: PolicySoftmax::All,
         }
     }
 }

@@ -13,7 +13,7 @@
 
 use crate::encoding::{Encoding, policy_index};
 use crate::kernels::KernelTrainer;
-use crate::loss::{Losses, TrainConfig};
+use crate::loss::{Losses, PolicySoftmax, TrainConfig};
 use crate::model::Model;
 use crate::net::{MOVES_LEFT_SCALE, PolicyValueNet};
 use crate::{DeviceChoice, ModelError, NetConfig};
@@ -24,6 +24,10 @@ use burn::tensor::Bytes;
 use burn::tensor::activation::log_softmax;
 use tammi_rules::{Move, Position, Variant};
 
+/// Added to an illegal move's logit when the policy loss runs over the legal
+/// moves: its softmax weight underflows to zero.
+const ILLEGAL_LOGIT_OFFSET: f32 = -1e4;
+
 /// A batch of training samples, encoded: inputs, dense policy targets, W/D/L
 /// targets and (optionally) plies left.
 #[derive(Clone, Debug)]
@@ -33,6 +37,10 @@ pub struct TrainBatch {
     pub(crate) policy: Vec<f32>,
     pub(crate) wdl: Vec<f32>,
     pub(crate) moves_left: Vec<f32>,
+    /// The policy indices of each sample's legal moves, sample after sample
+    /// (`legal_ends[i]` is where sample `i`'s end).
+    pub(crate) legal: Vec<u32>,
+    pub(crate) legal_ends: Vec<u32>,
     pub(crate) len: usize,
 }
 
@@ -45,6 +53,8 @@ impl TrainBatch {
             policy: Vec::new(),
             wdl: Vec::new(),
             moves_left: Vec::new(),
+            legal: Vec::new(),
+            legal_ends: Vec::new(),
             len: 0,
         }
     }
@@ -70,12 +80,38 @@ impl TrainBatch {
         &self.policy
     }
 
+    /// The policy indices of sample `i`'s legal moves.
+    pub(crate) fn legal_indices(&self, i: usize) -> &[u32] {
+        let start = if i == 0 {
+            0
+        } else {
+            self.legal_ends[i - 1] as usize
+        };
+        &self.legal[start..self.legal_ends[i] as usize]
+    }
+
+    /// An additive mask for the policy logits: 0 at each sample's legal
+    /// moves, a large negative number elsewhere (finite, so that a zero
+    /// target times its log-probability stays zero).
+    fn illegal_offsets(&self) -> Vec<f32> {
+        let p = self.encoding.policy_size();
+        let mut mask = vec![ILLEGAL_LOGIT_OFFSET; self.len * p];
+        for (i, row) in mask.chunks_exact_mut(p).enumerate() {
+            for &k in self.legal_indices(i) {
+                row[k as usize] = 0.0;
+            }
+        }
+        mask
+    }
+
     /// Removes every sample, keeping the buffers.
     pub fn clear(&mut self) {
         self.inputs.clear();
         self.policy.clear();
         self.wdl.clear();
         self.moves_left.clear();
+        self.legal.clear();
+        self.legal_ends.clear();
         self.len = 0;
     }
 
@@ -121,8 +157,11 @@ impl TrainBatch {
         let base = self.policy.len();
         self.policy.resize(base + p, 0.0);
         for (m, &t) in moves.iter().zip(move_targets) {
-            self.policy[base + policy_index(position, m)] += t;
+            let index = policy_index(position, m);
+            self.policy[base + index] += t;
+            self.legal.push(index as u32);
         }
+        self.legal_ends.push(self.legal.len() as u32);
         self.wdl.extend_from_slice(&wdl);
         if let Some(m) = moves_left {
             self.moves_left.push(m);
@@ -354,6 +393,7 @@ impl Trainer {
             &batch.policy,
             &batch.wdl,
             &batch.moves_left,
+            (&batch.legal, &batch.legal_ends),
             config,
         )?;
         check_finite(&losses)?;
@@ -409,7 +449,17 @@ pub(crate) fn burn_losses(
     );
     let tv = Tensor::<2>::from_data(TensorData::new(batch.wdl.clone(), [n, 3]), dev);
     let out = net.forward(x);
-    let log_p = log_softmax(out.policy, 1);
+    let logits = match config.policy_softmax {
+        PolicySoftmax::All => out.policy,
+        PolicySoftmax::Legal => {
+            let mask = Tensor::<2>::from_data(
+                TensorData::new(batch.illegal_offsets(), [n, e.policy_size()]),
+                dev,
+            );
+            out.policy + mask
+        }
+    };
+    let log_p = log_softmax(logits, 1);
     let entropy = (log_p.clone().detach().exp() * log_p.clone().detach())
         .sum_dim(1)
         .mean()

@@ -577,13 +577,24 @@ pub(crate) mod tests {
         policy: usize,
         device: &Device,
     ) -> PolicyValueNet {
+        random_net_with_planes(net, 7, board, policy, device)
+    }
+
+    /// [`random_net`] for an input of `planes` planes (8 under huffing).
+    pub(crate) fn random_net_with_planes(
+        net: &NetConfig,
+        planes: usize,
+        board: usize,
+        policy: usize,
+        device: &Device,
+    ) -> PolicyValueNet {
         let _guard = crate::model::INIT_LOCK
             .lock()
             .unwrap_or_else(|e| e.into_inner());
         device.seed(0x7a11 + (board * 31 + policy) as u64);
-        let mut pv = PolicyValueNetConfig::new(net.clone(), 7, board, policy).init(device);
+        let mut pv = PolicyValueNetConfig::new(net.clone(), planes, board, policy).init(device);
         // Parameters initialise lazily: materialise them while the seed holds.
-        let _ = pv.forward(Tensor::<4>::zeros([1, 7, board, board], device));
+        let _ = pv.forward(Tensor::<4>::zeros([1, planes, board, board], device));
         let rand = |n: usize, lo: f64, hi: f64| {
             Tensor::<1>::random([n], Distribution::Uniform(lo, hi), device)
         };

@@ -23,7 +23,7 @@
 use super::layers::{Dense, Unfold3x3, View, gemm_views, sized};
 use super::plan::{ConvLayer, NetPlan, ResNetPlan, batch_norms};
 use crate::ModelError;
-use crate::loss::{Losses, TrainConfig};
+use crate::loss::{Losses, PolicySoftmax, TrainConfig};
 use crate::net::{MOVES_LEFT_SCALE, PolicyValueNet};
 use burn::optim::GradientsParams;
 use burn::prelude::*;
@@ -223,6 +223,10 @@ impl KernelTrainer {
     /// (`[n, planes, rows, cols]`), dense policy targets, W/D/L targets and
     /// plies left (empty, or one per sample).  The gradients stay inside
     /// until [`KernelTrainer::gradients`].
+    /// `legal` holds each sample's legal policy indices one sample after
+    /// another, sample `i`'s ending at `legal_ends[i]`; they are read only
+    /// when `config.policy_softmax` is `Legal`.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn forward_backward(
         &mut self,
         n: usize,
@@ -230,6 +234,7 @@ impl KernelTrainer {
         policy_targets: &[f32],
         wdl_targets: &[f32],
         moves_left_targets: &[f32],
+        (legal, legal_ends): (&[u32], &[u32]),
         config: &TrainConfig,
     ) -> Result<Losses, ModelError> {
         let policy = resnet(&self.params).policy_fc.outputs;
@@ -250,7 +255,8 @@ impl KernelTrainer {
             None
         };
         self.trained_moves_left = ml.is_some();
-        let losses = self.output_gradients(n, policy_targets, wdl_targets, ml, config);
+        let legal = (legal, legal_ends);
+        let losses = self.output_gradients(n, policy_targets, wdl_targets, ml, legal, config);
         if losses.total.is_finite() {
             self.backward(n);
         }
@@ -326,6 +332,7 @@ impl KernelTrainer {
         policy_targets: &[f32],
         wdl_targets: &[f32],
         moves_left_targets: Option<&[f32]>,
+        (legal, legal_ends): (&[u32], &[u32]),
         config: &TrainConfig,
     ) -> Losses {
         let policy = resnet(&self.params).policy_fc.outputs;
@@ -333,15 +340,34 @@ impl KernelTrainer {
         let inv_n = 1.0 / n as f32;
         // Policy: cross-entropy with the softmax; per row (loss, entropy).
         let d_policy = sized(&mut ws.d_policy, n * policy);
+        let over_legal = config.policy_softmax == PolicySoftmax::Legal && legal_ends.len() == n;
+        let row_legal = |i: usize| {
+            let start = if i == 0 {
+                0
+            } else {
+                legal_ends[i - 1] as usize
+            };
+            &legal[start..legal_ends[i] as usize]
+        };
         let per_row: Vec<(f64, f64)> = d_policy
             .par_chunks_mut(policy * CHUNK_POSITIONS)
             .zip(ws.policy_logits[..n * policy].par_chunks(policy * CHUNK_POSITIONS))
             .zip(policy_targets.par_chunks(policy * CHUNK_POSITIONS))
-            .flat_map_iter(|((d, l), t)| {
+            .enumerate()
+            .flat_map_iter(|(chunk, ((d, l), t))| {
                 d.chunks_exact_mut(policy)
                     .zip(l.chunks_exact(policy))
                     .zip(t.chunks_exact(policy))
-                    .map(|((d, l), t)| softmax_cross_entropy(l, t, d, inv_n))
+                    .enumerate()
+                    .map(|(j, ((d, l), t))| {
+                        let row = chunk * CHUNK_POSITIONS + j;
+                        match over_legal.then(|| row_legal(row)) {
+                            Some(moves) if !moves.is_empty() => {
+                                legal_softmax_cross_entropy(l, t, moves, d, inv_n)
+                            }
+                            _ => softmax_cross_entropy(l, t, d, inv_n),
+                        }
+                    })
                     .collect::<Vec<_>>()
             })
             .collect();
@@ -911,6 +937,52 @@ fn softmax_cross_entropy(l: &[f32], t: &[f32], d: &mut [f32], scale: f32) -> (f6
     (loss, entropy)
 }
 
+/// [`softmax_cross_entropy`] with the softmax over the entries `legal`
+/// only (an index may repeat: moves sharing it); every other entry gets no
+/// gradient.  Returns (loss, entropy of the legal softmax).
+fn legal_softmax_cross_entropy(
+    l: &[f32],
+    t: &[f32],
+    legal: &[u32],
+    d: &mut [f32],
+    scale: f32,
+) -> (f64, f64) {
+    // `d` marks the legal entries while the sums are taken: 1.0 = legal,
+    // 2.0 = counted.  A gradient is `scale * (p - t)` with `scale <= 1`, so
+    // it never equals a mark.
+    const LEGAL: f32 = 1.0;
+    const COUNTED: f32 = 2.0;
+    d.fill(0.0);
+    let mut max = f32::NEG_INFINITY;
+    for &k in legal {
+        d[k as usize] = LEGAL;
+        max = max.max(l[k as usize]);
+    }
+    let (mut sum, mut t_sum) = (0.0f32, 0.0f32);
+    for &k in legal {
+        let k = k as usize;
+        if d[k] == LEGAL {
+            d[k] = COUNTED;
+            sum += (l[k] - max).exp();
+            t_sum += t[k];
+        }
+    }
+    let lse = max + sum.ln();
+    let (mut loss, mut entropy) = (0.0f64, 0.0f64);
+    for &k in legal {
+        let k = k as usize;
+        if d[k] != COUNTED {
+            continue; // a repeated index, already done
+        }
+        let log_p = l[k] - lse;
+        let p = log_p.exp();
+        loss -= f64::from(t[k] * log_p);
+        entropy -= f64::from(p * log_p);
+        d[k] = scale * (p * t_sum - t[k]);
+    }
+    (loss, entropy)
+}
+
 /// Index of the first largest value.
 fn first_max(v: &[f32]) -> usize {
     let mut best = 0;
@@ -926,7 +998,7 @@ fn first_max(v: &[f32]) -> usize {
 mod tests {
     use super::*;
     use crate::encoding::Encoding;
-    use crate::kernels::infer::tests::random_net;
+    use crate::kernels::infer::tests::{random_net, random_net_with_planes};
     use crate::kernels::layers::floats;
     use crate::train::{TrainBatch, burn_losses};
     use crate::{NetConfig, NetNorm};
@@ -1024,9 +1096,19 @@ mod tests {
     /// them at once.  Such a net is redrawn; an error in the kernels fails on
     /// every net, so the test fails when three nets in a row disagree.
     fn compare(net: &NetConfig, variant: Variant, n: usize, moves_left: bool) {
+        compare_with(net, variant, n, moves_left, PolicySoftmax::All);
+    }
+
+    fn compare_with(
+        net: &NetConfig,
+        variant: Variant,
+        n: usize,
+        moves_left: bool,
+        policy_softmax: PolicySoftmax,
+    ) {
         let mut failures = Vec::new();
         for _ in 0..3 {
-            match compare_once(net, variant, n, moves_left) {
+            match compare_once(net, variant, n, moves_left, policy_softmax) {
                 Ok(()) => return,
                 Err(e) => failures.push(e),
             }
@@ -1039,15 +1121,17 @@ mod tests {
         variant: Variant,
         n: usize,
         moves_left: bool,
+        policy_softmax: PolicySoftmax,
     ) -> Result<(), String> {
         let device = Device::flex();
         let e = Encoding::new(variant);
-        let pv = random_net(net, e.rows(), e.policy_size(), &device);
+        let pv = random_net_with_planes(net, e.planes(), e.rows(), e.policy_size(), &device);
         let batch = random_batch(variant, n, moves_left, n as u64);
         let config = TrainConfig {
             weight_decay: 0.0,
             value_weight: 0.7,
             moves_left_weight: 0.3,
+            policy_softmax,
         };
         let ad = device.clone().autodiff();
         let burn_net = pv.valid().fork(&ad).train();
@@ -1063,6 +1147,7 @@ mod tests {
                 &batch.policy,
                 &batch.wdl,
                 &batch.moves_left,
+                (&batch.legal, &batch.legal_ends),
                 &config,
             )
             .unwrap();
@@ -1140,6 +1225,20 @@ mod tests {
     }
 
     #[test]
+    fn policy_loss_over_the_legal_moves_matches_burn() {
+        // Huffing: captures and removals share the policy with quiet moves.
+        let net = NetConfig::resnet(2, 8);
+        compare_with(&net, Variant::English, 21, false, PolicySoftmax::Legal);
+        compare_with(
+            &net,
+            Variant::FinnishHuffing,
+            13,
+            false,
+            PolicySoftmax::Legal,
+        );
+    }
+
+    #[test]
     fn international_board_matches_burn() {
         compare(&NetConfig::resnet(1, 8), Variant::International, 6, false);
     }
@@ -1188,6 +1287,7 @@ mod tests {
                         &batch.policy,
                         &batch.wdl,
                         &[],
+                        (&batch.legal, &batch.legal_ends),
                         &TrainConfig::default(),
                     )
                     .unwrap();
