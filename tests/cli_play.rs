@@ -4,11 +4,13 @@ use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 use tammi_rules::{Game, Variant, sorted_texts};
 
-fn play_scripted(side: &str) -> (Game, String) {
+fn play_scripted(variant: Variant, side: &str) -> (Game, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_tammi"))
         .args([
             "play",
             "--line",
+            "--variant",
+            variant.name(),
             "--player",
             "alphabeta:depth=2",
             "--side",
@@ -21,18 +23,17 @@ fn play_scripted(side: &str) -> (Game, String) {
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let mut game = Game::start(Variant::English);
+    let mut game = Game::start(variant);
+    let first = variant.rules().first_to_move;
     let me = if side == "first" {
-        tammi_rules::Color::Black
+        first
     } else {
-        tammi_rules::Color::White
+        first.opponent()
     };
     let result = loop {
         if game.outcome().is_none() && game.position().side_to_move() == me {
             // Our side plays the last legal move in sorted order: legal, deterministic, weak.
-            let text = sorted_texts(Variant::English, game.legal_moves())
-                .pop()
-                .unwrap();
+            let text = sorted_texts(variant, game.legal_moves()).pop().unwrap();
             game.play_text(&text).unwrap();
             writeln!(stdin, "{text}").unwrap();
             stdin.flush().unwrap();
@@ -52,17 +53,33 @@ fn play_scripted(side: &str) -> (Game, String) {
 
 #[test]
 fn a_full_scripted_game_ends_with_the_right_result_line() {
-    for side in ["first", "second"] {
-        let (game, result) = play_scripted(side);
-        let o = game
-            .outcome()
-            .expect("the game is over when the result line comes");
-        assert_eq!(
-            result,
-            format!("result {} {}", o.winner_name(), o.reason.name())
-        );
-        assert!(game.ply() > 10, "{side}: {} plies", game.ply());
+    // English, and issue 38's games in coordinates.
+    let games = [
+        (Variant::English, 10),
+        (Variant::Corner, 4),
+        (Variant::OneWay, 4),
+    ];
+    for (variant, min_plies) in games {
+        for side in ["first", "second"] {
+            check_scripted_game(variant, side, min_plies);
+        }
     }
+}
+
+fn check_scripted_game(variant: Variant, side: &str, min_plies: usize) {
+    let (game, result) = play_scripted(variant, side);
+    let o = game
+        .outcome()
+        .expect("the game is over when the result line comes");
+    assert_eq!(
+        result,
+        format!("result {} {}", o.winner_name(), o.reason.name())
+    );
+    assert!(
+        game.ply() > min_plies,
+        "{variant} {side}: {} plies",
+        game.ply()
+    );
 }
 
 /// `tammi play --line` against alpha-beta depth 2, fed `input` then EOF.

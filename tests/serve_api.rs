@@ -151,6 +151,28 @@ fn game_endpoints_follow_the_rules_and_refuse_bad_input() {
     let (status, view) = post(&server, "/api/legal", json!({"variant": "canadian"}));
     assert_eq!(status, 200, "{view}");
     assert_eq!(view["legal"].as_array().unwrap().len(), 11);
+    // Issue 38's games, in coordinates: corner checkers' first move walks
+    // into a forced capture; one-way men have one step each.
+    let (status, view) = post(
+        &server,
+        "/api/play",
+        json!({"variant": "corner", "move": "h6-g7"}),
+    );
+    assert_eq!(status, 200, "{view}");
+    let texts = |view: &serde_json::Value| -> Vec<String> {
+        view["legal"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["text"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(texts(&view), ["f8xh6"]);
+    let (status, view) = post(&server, "/api/legal", json!({"variant": "one-way"}));
+    assert_eq!(status, 200, "{view}");
+    let mut first = texts(&view);
+    first.sort();
+    assert_eq!(first, ["a3-b4", "c3-d4", "e3-f4", "g3-h4"]);
 
     // Openings: the English ballot deck, random plies elsewhere.
     let (status, o) = post(&server, "/api/opening", json!({"index": 5}));

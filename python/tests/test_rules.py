@@ -21,8 +21,8 @@ from draughts import Board  # noqa: E402
 
 def test_variants_are_the_cli_s():
     names = tammi.variants()
-    assert len(names) == 20
-    for v in ("english", "international", "russian", "finnish:huffing", "konane"):
+    assert len(names) == 22
+    for v in ("english", "international", "russian", "finnish:huffing", "konane", "corner", "one-way"):
         assert v in names
 
 
