@@ -546,6 +546,60 @@ fn config_errors_are_refused_by_the_commands_that_read_them() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `tammi selfplay` plays the game its config's `[run] variant` names only
+/// when `--variant` names it too: a config written for Italian never
+/// silently plays English (the default of `--variant`).
+#[test]
+fn selfplay_refuses_a_config_written_for_another_game() {
+    let dir =
+        std::env::temp_dir().join(format!("tammi-cli-selfplay-variant-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("italian.toml");
+    std::fs::write(
+        &config,
+        "[selfplay]\nsimulations = 4\nthreads = 1\n\n[run]\nvariant = \"italian\"\n",
+    )
+    .unwrap();
+    let config = config.to_str().unwrap();
+    let out = dir.join("shards");
+    let out = out.to_str().unwrap();
+    let err = fails(&["selfplay", "--config", config, "--games", "1", "--out", out]);
+    assert!(err.contains("pass --variant italian"), "{err}");
+    assert!(!std::path::Path::new(out).exists(), "nothing is written");
+    let bad = dir.join("unknown.toml");
+    std::fs::write(&bad, "[run]\nvariant = \"chess\"\n").unwrap();
+    let err = fails(&[
+        "selfplay",
+        "--config",
+        bad.to_str().unwrap(),
+        "--games",
+        "1",
+        "--out",
+        out,
+    ]);
+    assert!(err.contains("[run] variant"), "{err}");
+    let o = tammi(&[
+        "selfplay",
+        "--config",
+        config,
+        "--variant",
+        "italian",
+        "--games",
+        "1",
+        "--out",
+        out,
+    ]);
+    assert_eq!(o.status.code(), Some(0), "stderr {}", stderr(&o));
+    let pdn = std::fs::read_to_string(dir.join("shards/shard-s0-00000.pdn")).unwrap();
+    let italian = format!(
+        "[GameType \"{}",
+        tammi_rules::Variant::Italian.pdn_game_type()
+    );
+    assert!(pdn.contains(&italian), "{pdn}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[cfg(unix)]
 #[test]
 fn output_into_a_closed_pipe_ends_quietly() {

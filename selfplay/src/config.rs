@@ -148,6 +148,37 @@ pub fn check_sections(table: &toml::Table, origin: &str) -> Result<(), ConfigErr
     }
 }
 
+/// A config file as a TOML table whose top-level names are all sections.
+fn read_config_table(path: &Path) -> Result<toml::Table, ConfigError> {
+    let origin = path.display();
+    let text = tammi_files::read_text_limited(path, tammi_files::limits::CONFIG)
+        .map_err(|e| ConfigError(format!("{origin}: {e}")))?;
+    let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
+        ConfigError(format!("{origin}: {}", one_line(&e.to_string())))
+    })?;
+    check_sections(&table, &origin.to_string())?;
+    Ok(table)
+}
+
+/// The variant a config file's `[run] variant` names, `None` when it names
+/// none.  `tammi selfplay` checks it against `--variant`, so a config written
+/// for one game never silently plays another.
+pub fn config_variant(path: &Path) -> Result<Option<tammi_rules::Variant>, ConfigError> {
+    let table = read_config_table(path)?;
+    let Some(value) = table.get("run").and_then(|run| run.get("variant")) else {
+        return Ok(None);
+    };
+    let origin = path.display();
+    let name = value.as_str().ok_or_else(|| {
+        ConfigError(format!(
+            "{origin}: [run] variant must be a string, e.g. \"english\""
+        ))
+    })?;
+    name.parse()
+        .map(Some)
+        .map_err(|e| ConfigError(format!("{origin}: [run] variant: {e}")))
+}
+
 /// One line of a multi-line parser message.
 pub fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
@@ -178,12 +209,7 @@ impl SelfPlayConfig {
     /// trainer's to check.
     pub fn load(path: &Path) -> Result<SelfPlayConfig, ConfigError> {
         let origin = path.display();
-        let text = tammi_files::read_text_limited(path, tammi_files::limits::CONFIG)
-            .map_err(|e| ConfigError(format!("{origin}: {e}")))?;
-        let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
-            ConfigError(format!("{origin}: {}", one_line(&e.to_string())))
-        })?;
-        check_sections(&table, &origin.to_string())?;
+        let table = read_config_table(path)?;
         let cfg: SelfPlayConfig = match table.get("selfplay") {
             None => SelfPlayConfig::default(),
             Some(v) => v.clone().try_into().map_err(|e: toml::de::Error| {

@@ -45,7 +45,8 @@ mod targets;
 mod worker;
 
 pub use config::{
-    CONFIG_SECTIONS, ConfigError, RootSelection, SelfPlayConfig, check_sections, one_line,
+    CONFIG_SECTIONS, ConfigError, RootSelection, SelfPlayConfig, check_sections, config_variant,
+    one_line,
 };
 pub use record::{GameEnd, GameRecord, Sample, result_for};
 pub use setup::{RANDOM_SELFPLAY_OPENINGS, run_setup, selfplay_openings, selfplay_starts};

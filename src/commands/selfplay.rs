@@ -18,7 +18,7 @@ use tammi_selfplay::{
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Config file; its [selfplay] section sets search, games and workers.
+    /// Config file; its [selfplay] section sets search, games and workers ([run] variant, when given, must be --variant's).
     #[arg(long)]
     pub config: PathBuf,
     /// Model directory (weights + card.json); without it a uniform policy with value 0 plays.
@@ -62,6 +62,20 @@ fn refuse_run_directory(out: &Path) -> Result<(), CliError> {
         }
     }
     Ok(())
+}
+
+/// Refuses a config whose `[run] variant` is not the game `--variant` names
+/// (English unless given): its games would be of another game than the
+/// config was written for.
+fn check_config_variant(config: &Path, variant: Variant) -> Result<(), CliError> {
+    match tammi_selfplay::config_variant(config)? {
+        Some(named) if named != variant => Err(CliError(format!(
+            "{} trains {named} ([run] variant) but this self-play would play {variant}; \
+             pass --variant {named} (and a --model trained for {named}, if any)",
+            config.display()
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// Sizes rayon's global pool to `threads` unless RAYON_NUM_THREADS says otherwise.
@@ -117,6 +131,7 @@ pub fn run(args: &Args) -> CliResult {
         return Err(CliError("--games must be at least 1".into()));
     }
     refuse_run_directory(&args.out)?;
+    check_config_variant(&args.config, args.net.variant)?;
     size_rayon_pool(cfg.threads);
     let ev = evaluator(args.model.as_deref(), args.net.variant, args.net.backend)?;
     let setup = run_setup(&cfg, ev.variant(), args.seed)?;
