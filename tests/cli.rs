@@ -546,11 +546,11 @@ fn config_errors_are_refused_by_the_commands_that_read_them() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// `tammi selfplay` plays the game its config's `[run] variant` names only
-/// when `--variant` names it too: a config written for Italian never
-/// silently plays English (the default of `--variant`).
+/// `tammi selfplay` plays the game its config's `[run] variant` names (a
+/// run's own config plays the run's game), unless `--variant` names another;
+/// a config naming no game it knows is refused.
 #[test]
-fn selfplay_refuses_a_config_written_for_another_game() {
+fn selfplay_plays_the_config_s_game_unless_told_another() {
     let dir =
         std::env::temp_dir().join(format!("tammi-cli-selfplay-variant-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -562,13 +562,33 @@ fn selfplay_refuses_a_config_written_for_another_game() {
     )
     .unwrap();
     let config = config.to_str().unwrap();
-    let out = dir.join("shards");
-    let out = out.to_str().unwrap();
-    let err = fails(&["selfplay", "--config", config, "--games", "1", "--out", out]);
-    assert!(err.contains("pass --variant italian"), "{err}");
-    assert!(!std::path::Path::new(out).exists(), "nothing is written");
+    let game_type = |out: &str, extra: &[&str]| {
+        let shards = dir.join(out);
+        let mut args = vec!["selfplay", "--config", config, "--games", "1", "--out"];
+        args.push(shards.to_str().unwrap());
+        args.extend_from_slice(extra);
+        let o = tammi(&args);
+        assert_eq!(o.status.code(), Some(0), "stderr {}", stderr(&o));
+        let pdn = std::fs::read_to_string(shards.join("shard-s0-00000.pdn")).unwrap();
+        let tag = pdn
+            .lines()
+            .find(|l| l.starts_with("[GameType "))
+            .unwrap_or("");
+        tag.to_string()
+    };
+    let italian = tammi_rules::Variant::Italian.pdn_game_type();
+    let english = tammi_rules::Variant::English.pdn_game_type();
+    assert_eq!(
+        game_type("config", &[]),
+        format!("[GameType \"{italian}\"]")
+    );
+    assert_eq!(
+        game_type("told", &["--variant", "english"]),
+        format!("[GameType \"{english}\"]")
+    );
     let bad = dir.join("unknown.toml");
     std::fs::write(&bad, "[run]\nvariant = \"chess\"\n").unwrap();
+    let out = dir.join("refused");
     let err = fails(&[
         "selfplay",
         "--config",
@@ -576,27 +596,10 @@ fn selfplay_refuses_a_config_written_for_another_game() {
         "--games",
         "1",
         "--out",
-        out,
+        out.to_str().unwrap(),
     ]);
     assert!(err.contains("[run] variant"), "{err}");
-    let o = tammi(&[
-        "selfplay",
-        "--config",
-        config,
-        "--variant",
-        "italian",
-        "--games",
-        "1",
-        "--out",
-        out,
-    ]);
-    assert_eq!(o.status.code(), Some(0), "stderr {}", stderr(&o));
-    let pdn = std::fs::read_to_string(dir.join("shards/shard-s0-00000.pdn")).unwrap();
-    let italian = format!(
-        "[GameType \"{}",
-        tammi_rules::Variant::Italian.pdn_game_type()
-    );
-    assert!(pdn.contains(&italian), "{pdn}");
+    assert!(!out.exists(), "nothing is written");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -18,7 +18,7 @@ use tammi_selfplay::{
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Config file; its [selfplay] section sets search, games and workers ([run] variant, when given, must be --variant's).
+    /// Config file; its [selfplay] section sets search, games and workers.
     #[arg(long)]
     pub config: PathBuf,
     /// Model directory (weights + card.json); without it a uniform policy with value 0 plays.
@@ -36,8 +36,12 @@ pub struct Args {
     /// Seed of every random choice (game i uses a generator seeded from (seed, i)).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    #[command(flatten)]
-    pub net: super::NetArgs,
+    /// Variant (README lists all); without it the config's `[run] variant`, else english. A model's must match.
+    #[arg(long)]
+    pub variant: Option<Variant>,
+    /// Backend: flex (CPU), wgpu or cuda (the last two only when compiled in).
+    #[arg(long, default_value = "flex")]
+    pub backend: DeviceChoice,
 }
 
 /// The `[selfplay]` section of a config file.
@@ -64,18 +68,13 @@ fn refuse_run_directory(out: &Path) -> Result<(), CliError> {
     Ok(())
 }
 
-/// Refuses a config whose `[run] variant` is not the game `--variant` names
-/// (English unless given): its games would be of another game than the
-/// config was written for.
-fn check_config_variant(config: &Path, variant: Variant) -> Result<(), CliError> {
-    match tammi_selfplay::config_variant(config)? {
-        Some(named) if named != variant => Err(CliError(format!(
-            "{} trains {named} ([run] variant) but this self-play would play {variant}; \
-             pass --variant {named} (and a --model trained for {named}, if any)",
-            config.display()
-        ))),
-        _ => Ok(()),
-    }
+/// The game to play: `--variant` when given, else the config's `[run]
+/// variant` (a run's own `config.toml` plays its run's game), else English.
+fn selfplay_variant(config: &Path, given: Option<Variant>) -> Result<Variant, CliError> {
+    Ok(match given {
+        Some(v) => v,
+        None => tammi_selfplay::config_variant(config)?.unwrap_or(Variant::English),
+    })
 }
 
 /// Sizes rayon's global pool to `threads` unless RAYON_NUM_THREADS says otherwise.
@@ -131,10 +130,10 @@ pub fn run(args: &Args) -> CliResult {
         return Err(CliError("--games must be at least 1".into()));
     }
     refuse_run_directory(&args.out)?;
-    check_config_variant(&args.config, args.net.variant)?;
+    let variant = selfplay_variant(&args.config, args.variant)?;
     size_rayon_pool(cfg.threads);
-    let ev = evaluator(args.model.as_deref(), args.net.variant, args.net.backend)?;
-    let setup = run_setup(&cfg, ev.variant(), args.seed)?;
+    let ev = evaluator(args.model.as_deref(), variant, args.backend)?;
+    let setup = run_setup(&cfg, variant, args.seed)?;
     std::fs::create_dir_all(&args.out)
         .map_err(|e| CliError(format!("{}: {e}", args.out.display())))?;
     let stem = |k: usize| format!("shard-s{}-{k:05}", args.seed);
@@ -151,7 +150,6 @@ pub fn run(args: &Args) -> CliResult {
     let bar = super::progress_bar(args.games, "games");
     let mut pending: Vec<GameRecord> = Vec::new();
     let mut written = 0usize;
-    let variant = ev.variant();
     let flush = |games: &mut Vec<GameRecord>, k: usize| -> Result<(), SelfPlayError> {
         write_games(&args.out, &stem(k), variant, ShardOrigin::NONE, games)?;
         games.clear();
