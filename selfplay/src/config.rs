@@ -280,6 +280,32 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_config_s_variant_is_read_when_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let variant_of = |text: &str| {
+            let path = dir.path().join("c.toml");
+            std::fs::write(&path, text).unwrap();
+            config_variant(&path)
+        };
+        assert_eq!(variant_of("[selfplay]\nthreads = 1\n").unwrap(), None);
+        assert_eq!(variant_of("[run]\nseed = 3\n").unwrap(), None);
+        assert_eq!(
+            variant_of("[run]\nvariant = \"Konane\"\n").unwrap(),
+            Some(tammi_rules::Variant::Konane)
+        );
+        let e = variant_of("[run]\nvariant = \"chess\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("[run] variant") && e.contains("chess"), "{e}");
+        let e = variant_of("[run]\nvariant = 7\n").unwrap_err().to_string();
+        assert!(e.contains("must be a string"), "{e}");
+        let e = variant_of("[runn]\nvariant = \"english\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("unknown section"), "{e}");
+    }
+
+    #[test]
     fn defaults_are_valid_and_ranges_are_checked() {
         SelfPlayConfig::default().validate().unwrap();
         let c = SelfPlayConfig {
