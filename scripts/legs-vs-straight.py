@@ -28,9 +28,19 @@ import sys
 import threading
 
 here = os.path.dirname(os.path.abspath(__file__))
-spec = importlib.util.spec_from_file_location("ablate", os.path.join(here, "ablate.py"))
-ablate = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(ablate)
+
+
+def load(name, file):
+    """A sibling script as a module (ablate.py's set_key, variant-table.py's
+    match_once and cell)."""
+    spec = importlib.util.spec_from_file_location(name, os.path.join(here, file))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+ablate = load("ablate", "ablate.py")
+table = load("variant_table", "variant-table.py")
 
 
 def train(tammi, run, hours, log, config=None, source=None):
@@ -71,25 +81,10 @@ def legs_arm(tammi, out, cfg, hours):
 
 def match(tammi, out, name, a, b, games):
     """One match (skipped when its result exists); its JSON result."""
-    path = os.path.join(out, name + ".json")
-    if not os.path.exists(path):
-        cmd = [tammi, "match", "--a", a, "--b", b, "--games", str(games),
-               "--openings", "ballot", "--threads", "2", "--json",
-               "--pdn", os.path.join(out, name + ".pdn")]
-        result = subprocess.run(cmd, capture_output=True, text=True, check=True)
-        last = result.stdout.strip().split("\n")[-1]
-        json.loads(last)
-        with open(path + ".tmp", "w") as f:
-            f.write(last)
-        os.replace(path + ".tmp", path)
-    return json.load(open(path))
-
-
-def cell(r):
-    low, high = r["score_interval"]
-    w = r["wdl"]
-    return (f"{100 * r['score']:.1f}% [{100 * low:.0f}, {100 * high:.0f}] "
-            f"(+{w['wins']} ={w['draws']} -{w['losses']})")
+    cmd = [tammi, "match", "--a", a, "--b", b, "--games", str(games),
+           "--openings", "ballot", "--threads", "2", "--json",
+           "--pdn", os.path.join(out, name + ".pdn")]
+    return table.match_once(cmd, os.path.join(out, name + ".json"))
 
 
 def main():
@@ -144,8 +139,8 @@ def main():
     print(f"| arm | final model | vs `alphabeta:depth={a.depth}` ({limit}) |")
     print("|---|---|---|")
     for arm, model, r in rows:
-        print(f"| {arm} | {os.path.relpath(model, a.out)} | {cell(r)} |")
-    print(f"\nlegs against straight, head to head ({limit}): {cell(head)}")
+        print(f"| {arm} | {os.path.relpath(model, a.out)} | {table.cell(r)} |")
+    print(f"\nlegs against straight, head to head ({limit}): {table.cell(head)}")
     print(f"paired by opening: scripts/paired-diff.py --opponent alphabeta:depth={a.depth} "
           f"{os.path.join(a.out, f'straight-d{a.depth}.pdn')} "
           f"{os.path.join(a.out, f'legs-d{a.depth}.pdn')}")

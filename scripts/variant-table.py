@@ -76,15 +76,10 @@ def train(tammi, out, variant, minutes, seed):
     return os.path.join(run, "models", "gen-%04d" % state["accepted"]), state
 
 
-def play(tammi, out, variant, model, name, spec, games, movetime, seed):
-    """The model against one opponent; the match's JSON result."""
-    path = os.path.join(out, f"{safe(variant)}.{name.replace(' ', '')}.json")
+def match_once(cmd, path):
+    """Runs `tammi match ... --json` CMD unless PATH holds its result already;
+    the result line is written atomically, so a killed match is played again."""
     if not os.path.exists(path):
-        cmd = [tammi, "match", "--variant", variant,
-               "--a", f"mcts:model={model},movetime={movetime}", "--b", spec,
-               "--games", str(games), "--openings", "standard", "--threads", "2",
-               "--seed", str(seed), "--json",
-               "--pdn", os.path.join(out, f"{safe(variant)}.{name.replace(' ', '')}.pdn")]
         result = subprocess.run(cmd, capture_output=True, text=True, check=True)
         last = result.stdout.strip().split("\n")[-1]
         json.loads(last)
@@ -92,6 +87,16 @@ def play(tammi, out, variant, model, name, spec, games, movetime, seed):
             f.write(last)
         os.replace(path + ".tmp", path)
     return json.load(open(path))
+
+
+def play(tammi, out, variant, model, name, spec, games, movetime, seed):
+    """The model against one opponent; the match's JSON result."""
+    stem = os.path.join(out, f"{safe(variant)}.{name.replace(' ', '')}")
+    cmd = [tammi, "match", "--variant", variant,
+           "--a", f"mcts:model={model},movetime={movetime}", "--b", spec,
+           "--games", str(games), "--openings", "standard", "--threads", "2",
+           "--seed", str(seed), "--json", "--pdn", stem + ".pdn"]
+    return match_once(cmd, stem + ".json")
 
 
 def cell(r):
