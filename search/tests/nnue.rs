@@ -41,7 +41,12 @@ fn walk(
     eval.set_root(game.position());
     for (ply, choice) in choices.iter().enumerate() {
         let moves = game.legal_moves();
-        if moves.is_empty() || ply + 1 >= tammi_search::alphabeta::MAX_PLY {
+        // A finished game (no moves, or a draw by repetition or the
+        // no-progress rule) takes no further moves.
+        if game.outcome().is_some()
+            || moves.is_empty()
+            || ply + 1 >= tammi_search::alphabeta::MAX_PLY
+        {
             break;
         }
         let m = moves[*choice as usize % moves.len()];
