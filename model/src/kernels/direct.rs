@@ -5,7 +5,7 @@
 //! columns wide, where its kernels run at about half of the cores' peak.
 //! Here the boards are kept channels-last with a border of zero squares
 //! ([`Padded`]), so the nine inputs of a window are plain offsets of one
-//! pointer, and one output row of the board (8 or 10 squares) times 32
+//! pointer, and one output row of the board (8, 10 or 12 squares) times 32
 //! output channels is accumulated in registers across all nine taps and
 //! input channels before bias, residual and ReLU are applied and it is
 //! stored once.  That is the shape of onnxruntime's MLAS direct
@@ -104,7 +104,8 @@ pub(crate) enum Finish<'a> {
 }
 
 /// Proof that this CPU runs the AVX-512 kernels, for boards the kernels
-/// know (8x8 and 10x10).
+/// know (8x8, 10x10 and 12x12: a row of 12 squares by 32 channels is 24 of
+/// the 32 vector registers).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Direct {
     padded: Padded,
@@ -114,7 +115,7 @@ impl Direct {
     /// The kernels for a `board x board` board, if this CPU and board allow them.
     pub(crate) fn detect(board: usize) -> Option<Direct> {
         #[cfg(target_arch = "x86_64")]
-        if matches!(board, 8 | 10) && std::arch::is_x86_feature_detected!("avx512f") {
+        if matches!(board, 8 | 10 | 12) && std::arch::is_x86_feature_detected!("avx512f") {
             return Some(Direct {
                 padded: Padded::new(board),
             });
@@ -168,7 +169,8 @@ impl Direct {
             unsafe {
                 match p.board {
                     8 => avx512::conv3x3::<8>(shape, weight, bias, x, out, finish),
-                    _ => avx512::conv3x3::<10>(shape, weight, bias, x, out, finish),
+                    10 => avx512::conv3x3::<10>(shape, weight, bias, x, out, finish),
+                    _ => avx512::conv3x3::<12>(shape, weight, bias, x, out, finish),
                 }
             }
         }
@@ -464,10 +466,18 @@ mod tests {
     }
 
     /// The kernels against a plain loop over the definition, with the
-    /// residual, a 16-channel remainder and both boards.
+    /// residual, a 16-channel remainder and every board.
     #[test]
     fn direct_convolution_matches_the_definition() {
-        for (board, cin, cout) in [(8, 7, 32), (8, 32, 48), (10, 5, 16), (10, 16, 64)] {
+        let cases = [
+            (8, 7, 32),
+            (8, 32, 48),
+            (10, 5, 16),
+            (10, 16, 64),
+            (12, 7, 32),
+            (12, 32, 48),
+        ];
+        for (board, cin, cout) in cases {
             let Some(d) = Direct::detect(board) else {
                 eprintln!("no AVX-512F here: the direct kernels are not tested");
                 return;

@@ -742,4 +742,12 @@ pub(crate) mod tests {
         };
         compare(&net, 10, 2500, 4);
     }
+
+    /// Canadian's 12x12 board (72 playable squares, 72 x 72 policy indices),
+    /// where the direct and Winograd kernels run as on the smaller boards.
+    #[test]
+    fn canadian_board_matches_burn() {
+        compare(&NetConfig::resnet(1, 32), 12, 5184, 3);
+        compare(&NetConfig::resnet(1, 16), 12, 5184, 1);
+    }
 }

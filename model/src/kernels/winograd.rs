@@ -6,7 +6,7 @@
 //! products instead of 36: the input tiles and the weights are transformed
 //! (`V = Bᵀ d B`, `U = G g Gᵀ`), multiplied element by element over the 16
 //! positions of the tile (16 small matrix products over the channels), and
-//! transformed back (`Y = Aᵀ M A`).  On the 8x8 (and 10x10) boards the
+//! transformed back (`Y = Aᵀ M A`).  On the 8x8 (10x10, 12x12) boards the
 //! tiles cover the board exactly, so the body's convolutions do 2.25 times
 //! fewer multiply-adds; the transforms are a few additions per value.  The
 //! result equals the direct convolution up to float rounding (tested
@@ -338,10 +338,17 @@ mod tests {
     use super::*;
 
     /// Winograd's form against the direct kernels (themselves tested
-    /// against the definition): both boards, a 16-channel remainder, the residual.
+    /// against the definition): every board, a 16-channel remainder, the residual.
     #[test]
     fn winograd_matches_the_direct_convolution() {
-        for (board, cin, cout) in [(8, 32, 32), (8, 48, 48), (10, 16, 16), (10, 64, 64)] {
+        let cases = [
+            (8, 32, 32),
+            (8, 48, 48),
+            (10, 16, 16),
+            (10, 64, 64),
+            (12, 32, 32),
+        ];
+        for (board, cin, cout) in cases {
             let Some(d) = Direct::detect(board) else {
                 eprintln!("no AVX-512F here: the Winograd kernels are not tested");
                 return;
