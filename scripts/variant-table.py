@@ -10,6 +10,7 @@ Prints one Markdown row per variant; VARIANTS.md keeps the table.
 
     scripts/variant-table.py OUT [VARIANT ...] [--minutes 20] [--games 40]
         [--movetime 100ms] [--seed 1] [--tammi target/release/tammi]
+        [--base-config configs/default.toml]
 
 Resumable: a variant whose run has spent its budget is not trained again,
 and a match whose result file exists is not played again, so a killed
@@ -42,9 +43,9 @@ def safe(name):
     return name.replace(":", "-")
 
 
-def config_for(variant, minutes, seed):
-    """configs/default.toml with the variant, the budget and the seed set."""
-    lines = open("configs/default.toml").read().split("\n")
+def config_for(base, variant, minutes, seed):
+    """BASE (configs/default.toml) with the variant, the budget and the seed set."""
+    lines = open(base).read().split("\n")
     out, section = [], None
     for line in lines:
         stripped = line.strip()
@@ -60,14 +61,14 @@ def config_for(variant, minutes, seed):
     return "\n".join(out)
 
 
-def train(tammi, out, variant, minutes, seed):
+def train(tammi, out, variant, minutes, seed, base):
     """Trains (or continues) the variant's run; returns its final model."""
     run = os.path.join(out, safe(variant))
     log = open(os.path.join(out, safe(variant) + ".train.log"), "a")
     if not os.path.exists(os.path.join(run, "state.json")):
         cfg = os.path.join(out, safe(variant) + ".toml")
         with open(cfg, "w") as f:
-            f.write(config_for(variant, minutes, seed))
+            f.write(config_for(base, variant, minutes, seed))
         cmd = [tammi, "train", "--config", cfg, "--run", run, "--hours", str(minutes / 60.0)]
     else:
         cmd = [tammi, "train", "--run", run, "--hours", str(minutes / 60.0)]
@@ -116,6 +117,8 @@ def main():
     p.add_argument("--movetime", default="100ms")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--tammi", default=os.environ.get("TAMMI", "target/release/tammi"))
+    p.add_argument("--base-config", default="configs/default.toml",
+                   help="the config every run starts from (for ablations; the table uses the default)")
     a = p.parse_args()
     if a.minutes <= 0 or a.minutes > 20 or a.games < 2 or a.games % 2:
         sys.exit("--minutes must be in (0, 20] and --games even")
@@ -126,7 +129,7 @@ def main():
     print("| game | generations | final model | vs depth 2 | vs depth 4 | vs random |")
     print("|---|---|---|---|---|---|")
     for v in a.variants or VARIANTS:
-        model, state = train(a.tammi, a.out, v, a.minutes, a.seed)
+        model, state = train(a.tammi, a.out, v, a.minutes, a.seed, a.base_config)
         cells = [cell(play(a.tammi, a.out, v, model, name, spec, a.games, a.movetime, a.seed))
                  for name, spec in OPPONENTS]
         print(f"| {v} | {state['generation'] - 1} | {os.path.basename(model)} | "

@@ -29,6 +29,22 @@ pub enum NetNorm {
     None,
 }
 
+/// How a ResNet turns its policy features into move logits.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PolicyHead {
+    /// AlphaGo Zero's head: a fully connected layer from every square's
+    /// `policy_channels` features to every policy index.  Its size grows
+    /// with the fourth power of the board side (6 M weights on 12x12).
+    #[default]
+    Dense,
+    /// AlphaZero chess's and Leela's head: a 1x1 convolution from the
+    /// `policy_channels` features to one plane per move step, each policy
+    /// index read at its origin square ([`crate::PolicyPlanes`]).  The same
+    /// few thousand weights serve every square, whatever the board.
+    Conv,
+}
+
 /// Shape of the policy-value network (the `[model]` section of a config file).
 ///
 /// Unknown keys are an error; every key has a default, so `[model]` may be
@@ -48,6 +64,9 @@ pub struct NetConfig {
     pub hidden: usize,
     /// Channels of the policy head's 1x1 convolution (resnet).
     pub policy_channels: usize,
+    /// `dense` or `conv` (resnet; see [`PolicyHead`]).  Models made before
+    /// the key existed have the dense head, its default.
+    pub policy_head: PolicyHead,
     /// Channels of the value head's 1x1 convolution (resnet).
     pub value_channels: usize,
     /// Whether the net has a moves-left head (predicts the plies left in the game).
@@ -65,6 +84,7 @@ impl Default for NetConfig {
             layers: 2,
             hidden: 128,
             policy_channels: 8,
+            policy_head: PolicyHead::Dense,
             value_channels: 4,
             moves_left_head: false,
             norm: NetNorm::Batch,
@@ -112,13 +132,19 @@ impl NetConfig {
             }
             NetKind::Mlp => {
                 check("layers", self.layers, 1, 16)?;
+                if self.policy_head == PolicyHead::Conv {
+                    return Err(ModelError::BadConfig(
+                        "model.policy_head = \"conv\" needs kind = \"resnet\" (an MLP has no squares to convolve)".into(),
+                    ));
+                }
             }
         }
         check("hidden", self.hidden, 1, 8192)
     }
 
     /// Multiply-adds of one forward pass for a board of `n x n` with
-    /// `policy` outputs, counted as 2 FLOPs each (batch norm, ReLU and
+    /// `policy` outputs (a convolutional policy head is counted at the
+    /// policy entries it computes, as the CPU kernels do), counted as 2 FLOPs each (batch norm, ReLU and
     /// softmax are left out: they are a few percent at most).
     pub fn flops_per_position(&self, n: usize, planes: usize, policy: usize) -> f64 {
         let area = (n * n) as f64;
@@ -130,7 +156,11 @@ impl NetConfig {
                 let body = self.blocks as f64 * 2.0 * area * c * c * 9.0;
                 let pc = self.policy_channels as f64;
                 let vc = self.value_channels as f64;
-                let policy_head = area * c * pc + area * pc * policy as f64;
+                let policy_out = match self.policy_head {
+                    PolicyHead::Dense => area * pc * policy as f64,
+                    PolicyHead::Conv => pc * policy as f64,
+                };
+                let policy_head = area * c * pc + policy_out;
                 let value_head = area * c * vc + area * vc * h + h * 3.0;
                 stem + body + policy_head + value_head
             }

@@ -207,6 +207,84 @@ pub fn policy_size(variant: Variant) -> usize {
     s * s * (1 + variant.huffing() as usize)
 }
 
+/// Where each policy index reads its logit in a convolutional policy head
+/// (`[model] policy_head = "conv"`): one output plane per move offset,
+/// read at the move's origin square.
+///
+/// The offsets are every `(rows, columns)` step from one playable square to
+/// another of the board, in a fixed order (rows first, both ascending), so
+/// the map is a pure function of the variant.  Policy index `from * S + to`
+/// reads plane `offset(to - from)` at the origin's cell; under huffing the
+/// capture block has planes of its own after the first block's.  Two
+/// indices never read the same place: the head is a reparametrisation of the
+/// same policy layout, with one small set of weights shared by every origin.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct PolicyPlanes {
+    /// Output planes of the head's last convolution.
+    pub planes: usize,
+    /// Cells of each plane (`n * n`, light squares included).
+    pub area: usize,
+    /// For each policy index: the origin's cell (`row * n + col`) and the plane.
+    pub entries: Vec<(u32, u32)>,
+}
+
+impl PolicyPlanes {
+    /// The map of a variant's policy layout.
+    pub fn new(variant: Variant) -> PolicyPlanes {
+        let g = variant.geometry();
+        let n = g.size as i32;
+        let s = g.squares();
+        let cell = |sq: usize| {
+            let (r, c) = g.row_col(Square(sq as u8));
+            (r as i32, c as i32)
+        };
+        let cells: Vec<(i32, i32)> = (0..s).map(cell).collect();
+        let mut offsets: Vec<(i32, i32)> = cells
+            .iter()
+            .flat_map(|&(fr, fc)| cells.iter().map(move |&(tr, tc)| (tr - fr, tc - fc)))
+            .collect();
+        offsets.sort_unstable();
+        offsets.dedup();
+        let span = (2 * n - 1) as usize;
+        let mut plane_of = vec![u32::MAX; span * span];
+        let key = |(dr, dc): (i32, i32)| (dr + n - 1) as usize * span + (dc + n - 1) as usize;
+        for (p, &o) in offsets.iter().enumerate() {
+            plane_of[key(o)] = p as u32;
+        }
+        let per_block = offsets.len();
+        let blocks = 1 + variant.huffing() as usize;
+        let mut entries = Vec::with_capacity(blocks * s * s);
+        for block in 0..blocks {
+            for &(fr, fc) in &cells {
+                let origin = (fr * n + fc) as u32;
+                for &(tr, tc) in &cells {
+                    let plane = plane_of[key((tr - fr, tc - fc))] as usize + block * per_block;
+                    entries.push((origin, plane as u32));
+                }
+            }
+        }
+        PolicyPlanes {
+            planes: per_block * blocks,
+            area: (n * n) as usize,
+            entries,
+        }
+    }
+
+    /// For each policy index, its place in the head's output laid out
+    /// `[planes, n, n]` (burn's and ONNX's channels-first order).
+    pub fn channels_first(&self) -> Vec<u32> {
+        let area = self.area as u32;
+        self.entries.iter().map(|&(c, p)| p * area + c).collect()
+    }
+
+    /// For each policy index, its place in the head's output laid out
+    /// `[n, n, planes]` (the CPU kernels' channels-last order).
+    pub fn channels_last(&self) -> Vec<u32> {
+        let planes = self.planes as u32;
+        self.entries.iter().map(|&(c, p)| c * planes + p).collect()
+    }
+}
+
 /// The policy index of a move of `pos`: `from * S + to` in perspective
 /// squares, plus `S * S` for a capture under huffing.
 #[inline]
@@ -312,6 +390,54 @@ mod tests {
             enc.encode_into(&Position::start(Variant::International), 0, 0, &mut buf),
             Err(ModelError::VariantMismatch { .. })
         ));
+    }
+
+    #[test]
+    fn policy_planes_are_a_one_to_one_map_of_the_policy() {
+        for v in Variant::ALL {
+            let map = PolicyPlanes::new(v);
+            assert_eq!(map.entries.len(), policy_size(v), "{v}");
+            let mut seen = map.channels_last();
+            assert!(seen.iter().all(|&i| (i as usize) < map.planes * map.area));
+            seen.sort_unstable();
+            seen.dedup();
+            assert_eq!(seen.len(), policy_size(v), "{v}: two indices share a place");
+        }
+        // 8x8 dark squares: the 113 steps (dr, dc) with dr + dc even and
+        // |dr|, |dc| <= 7, less (7, -7) and (-7, 7), which would join the
+        // two corners of the light long diagonal.
+        assert_eq!(PolicyPlanes::new(Variant::English).planes, 111);
+        // Huffing doubles the planes for the capture block.
+        assert_eq!(
+            PolicyPlanes::new(Variant::FinnishHuffing).planes,
+            2 * PolicyPlanes::new(Variant::Finnish).planes
+        );
+    }
+
+    #[test]
+    fn moves_with_the_same_step_read_the_same_plane() {
+        // English, Black to move: 9-13 and 10-14 are both one step down-left
+        // (or both down-right), from different origins.
+        let v = Variant::English;
+        let pos = Position::start(v);
+        let map = PolicyPlanes::new(v);
+        let moves = pos.legal_moves();
+        let plane = |m: &Move| map.entries[policy_index(&pos, m)].1;
+        let cell = |m: &Move| map.entries[policy_index(&pos, m)].0;
+        let g = v.geometry();
+        for a in moves.iter() {
+            for b in moves.iter() {
+                let step = |m: &Move| {
+                    let (fr, fc) =
+                        g.row_col(Square(perspective(g, pos.side_to_move(), m.from()) as u8));
+                    let (tr, tc) =
+                        g.row_col(Square(perspective(g, pos.side_to_move(), m.to()) as u8));
+                    (tr as i32 - fr as i32, tc as i32 - fc as i32)
+                };
+                assert_eq!(step(a) == step(b), plane(a) == plane(b), "{a:?} {b:?}");
+                assert_eq!(a.from() == b.from(), cell(a) == cell(b));
+            }
+        }
     }
 
     #[test]

@@ -34,9 +34,11 @@ mod model;
 mod net;
 mod train;
 
-pub use config::{NetConfig, NetKind, NetNorm};
+pub use config::{NetConfig, NetKind, NetNorm, PolicyHead};
 pub use device::DeviceChoice;
-pub use encoding::{ENCODING_VERSION, Encoding, PLANES, policy_index, policy_indices, policy_size};
+pub use encoding::{
+    ENCODING_VERSION, Encoding, PLANES, PolicyPlanes, policy_index, policy_indices, policy_size,
+};
 pub use error::ModelError;
 pub use eval::{
     EvalRequest, EvalResult, Evaluator, InferenceEngine, NetEvaluator, RawOutput, UniformEvaluator,

@@ -8,10 +8,10 @@
 //! name next to its destination and renamed into place, so readers never see a
 //! half-written checkpoint.
 
-use crate::encoding::{ENCODING_VERSION, Encoding};
+use crate::encoding::{ENCODING_VERSION, Encoding, PolicyPlanes};
 use crate::eval::{Evaluator, InferenceEngine, NetEvaluator, UniformEvaluator};
 use crate::net::{PolicyValueNet, PolicyValueNetConfig};
-use crate::{DeviceChoice, ModelError, NetConfig};
+use crate::{DeviceChoice, ModelError, NetConfig, PolicyHead};
 use burn::prelude::*;
 use burn::store::{ModuleSnapshot, SafetensorsStore};
 use serde::{Deserialize, Serialize};
@@ -470,7 +470,12 @@ fn first_line(s: &str) -> String {
 
 pub(crate) fn net_build_config(variant: Variant, net: &NetConfig) -> PolicyValueNetConfig {
     let enc = Encoding::new(variant);
-    PolicyValueNetConfig::new(net.clone(), enc.planes(), enc.rows(), enc.policy_size())
+    let config =
+        PolicyValueNetConfig::new(net.clone(), enc.planes(), enc.rows(), enc.policy_size());
+    match net.policy_head {
+        PolicyHead::Conv => config.with_policy_planes(Some(PolicyPlanes::new(variant))),
+        PolicyHead::Dense => config,
+    }
 }
 
 fn write_synced(path: &Path, bytes: &[u8]) -> Result<(), ModelError> {

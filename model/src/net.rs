@@ -4,7 +4,8 @@
 //! Private to the crate: other crates see [`crate::Model`] and
 //! [`crate::Evaluator`], never burn types.
 
-use crate::config::{NetConfig, NetKind, NetNorm};
+use crate::config::{NetConfig, NetKind, NetNorm, PolicyHead};
+use crate::encoding::PolicyPlanes;
 use burn::module::Param;
 use burn::nn::conv::{Conv2d, Conv2dConfig};
 use burn::nn::{BatchNorm, BatchNormConfig, Linear, LinearConfig, PaddingConfig2d};
@@ -26,6 +27,9 @@ pub struct PolicyValueNetConfig {
     pub board: usize,
     /// Policy entries.
     pub policy: usize,
+    /// The variant's map from policy indices to the output planes of a
+    /// convolutional policy head; required when the net has one.
+    pub policy_planes: Option<PolicyPlanes>,
 }
 
 /// A convolution followed by batch norm (no bias: the norm has one), or a
@@ -82,14 +86,37 @@ impl ResBlock {
     }
 }
 
-/// The ResNet body and the convolutional parts of its heads.
+/// The ResNet body and the convolutional parts of its heads.  The policy
+/// head ends in `policy_fc` (dense head) or in `policy_out`, a 1x1
+/// convolution to the planes of `policy_planes` (convolutional head).
 #[derive(Module, Debug)]
 pub struct ResNetBody {
     pub(crate) stem: ConvBn,
     pub(crate) blocks: Vec<ResBlock>,
     pub(crate) policy_conv: ConvBn,
-    pub(crate) policy_fc: Linear,
+    pub(crate) policy_fc: Option<Linear>,
+    pub(crate) policy_out: Option<ConvBn>,
     pub(crate) value_conv: ConvBn,
+    #[module(skip)]
+    pub(crate) policy_planes: Option<PolicyPlanes>,
+}
+
+impl ResNetBody {
+    /// Policy logits `[batch, policy]` from the policy convolution's output.
+    fn policy_logits(&self, p: Tensor<4>) -> Tensor<2> {
+        match (&self.policy_fc, &self.policy_out, &self.policy_planes) {
+            (Some(fc), _, _) => fc.forward(p.flatten::<2>(1, 3)),
+            (None, Some(out), Some(planes)) => {
+                let device = p.device();
+                let logits = out.forward(p).flatten::<2>(1, 3);
+                let index: Vec<i64> = planes.channels_first().into_iter().map(i64::from).collect();
+                let len = index.len();
+                let index = Tensor::<1, Int>::from_data(TensorData::new(index, [len]), &device);
+                logits.select(1, index)
+            }
+            _ => unreachable!("a ResNet always has one policy head"),
+        }
+    }
 }
 
 /// The MLP body and its policy layer.
@@ -126,6 +153,12 @@ impl PolicyValueNetConfig {
         let (resnet, mlp, value_in) = match c.kind {
             NetKind::Resnet => {
                 let n = c.norm;
+                let conv_head = c.policy_head == PolicyHead::Conv;
+                let planes = conv_head.then(|| {
+                    self.policy_planes
+                        .clone()
+                        .expect("a convolutional policy head needs the variant's policy planes")
+                });
                 let body = ResNetBody {
                     stem: ConvBn::new(self.planes, c.channels, 3, n, device),
                     blocks: (0..c.blocks)
@@ -137,9 +170,15 @@ impl PolicyValueNetConfig {
                         })
                         .collect(),
                     policy_conv: ConvBn::new(c.channels, c.policy_channels, 1, n, device),
-                    policy_fc: LinearConfig::new(c.policy_channels * area, self.policy)
-                        .init(device),
+                    policy_fc: (!conv_head).then(|| {
+                        LinearConfig::new(c.policy_channels * area, self.policy).init(device)
+                    }),
+                    // Logits: a bias and no normalisation, whatever the body has.
+                    policy_out: planes.as_ref().map(|p| {
+                        ConvBn::new(c.policy_channels, p.planes, 1, NetNorm::None, device)
+                    }),
                     value_conv: ConvBn::new(c.channels, c.value_channels, 1, n, device),
+                    policy_planes: planes,
                 };
                 (Some(body), None, c.value_channels * area)
             }
@@ -178,9 +217,9 @@ impl PolicyValueNet {
             for b in &r.blocks {
                 x = b.forward(x);
             }
-            let p = relu(r.policy_conv.forward(x.clone())).flatten::<2>(1, 3);
+            let p = relu(r.policy_conv.forward(x.clone()));
             let v = relu(r.value_conv.forward(x)).flatten::<2>(1, 3);
-            (r.policy_fc.forward(p), v)
+            (r.policy_logits(p), v)
         } else if let Some(m) = &self.mlp {
             let mut x: Tensor<2> = input.flatten::<2>(1, 3);
             for l in &m.layers {

@@ -1,5 +1,5 @@
 //! ONNX export checked in an independent runtime: every preset net of
-//! `configs/` (plus an MLP) on every board size, exported, loaded by
+//! `configs/` (plus an MLP and a convolutional policy head) on every board size, exported, loaded by
 //! tract-onnx, and compared with burn on a few hundred positions.
 
 use rand::{Rng, SeedableRng};
@@ -30,6 +30,13 @@ fn preset_nets() -> Vec<(String, NetConfig)> {
     }
     out.sort_by(|a, b| a.0.cmp(&b.0));
     assert!(out.len() >= 3, "{out:?}");
+    out.push((
+        "conv policy head".into(),
+        NetConfig {
+            policy_head: tammi_model::PolicyHead::Conv,
+            ..NetConfig::resnet(1, 8)
+        },
+    ));
     out.push((
         "mlp".into(),
         NetConfig {

@@ -22,9 +22,10 @@ use super::direct::{Direct, Finish};
 use super::layers::{
     Dense, Unfold3x3, add_bias, add_bias_relu, add_bias_skip_relu, matmul, run_shares, sized,
 };
-use super::plan::{Body as PlanBody, ConvLayer, NetPlan};
+use super::plan::{Body as PlanBody, ConvLayer, NetPlan, PolicyHeadPlan};
 use super::winograd::{self, WinogradScratch, WinogradWeights};
 use crate::net::MOVES_LEFT_SCALE;
+use rayon::prelude::*;
 use std::cell::RefCell;
 
 /// Bytes of unfolded convolution input per block of positions: small
@@ -81,6 +82,74 @@ impl Conv {
     }
 }
 
+/// A convolutional policy head's last layer, computed only where a policy
+/// index reads it: each logit is the bias of its plane plus the dot product
+/// of the origin square's features with the plane's weights (a few
+/// multiply-adds per index instead of the whole `[squares, planes]` output).
+#[derive(Clone, Debug)]
+struct GatheredPolicy {
+    /// Features per square (the policy convolution's channels).
+    channels: usize,
+    /// `[planes, channels]`: each plane's weights, contiguous.
+    weight: Vec<f32>,
+    bias: Vec<f32>,
+    /// For each policy index: offset of its square's features in a
+    /// position's channels-last features, and of its plane's weights.
+    reads: Vec<(u32, u32)>,
+}
+
+impl GatheredPolicy {
+    fn new(out: &ConvLayer, gather: &[u32]) -> GatheredPolicy {
+        let (channels, planes) = (out.inputs, out.outputs);
+        let mut weight = vec![0.0; planes * channels];
+        for i in 0..channels {
+            for p in 0..planes {
+                weight[p * channels + i] = out.weight[i * planes + p];
+            }
+        }
+        let reads = gather
+            .iter()
+            .map(|&g| {
+                let (cell, plane) = (g as usize / planes, g as usize % planes);
+                ((cell * channels) as u32, (plane * channels) as u32)
+            })
+            .collect();
+        GatheredPolicy {
+            channels,
+            weight,
+            bias: out.bias.clone().unwrap_or_else(|| vec![0.0; planes]),
+            reads,
+        }
+    }
+
+    /// Logits of `n` positions (`policy` is `n * reads.len()`) from their
+    /// features (`n * area * channels`, channels-last).
+    fn apply(&self, n: usize, features: &[f32], policy: &mut [f32]) {
+        let per_position = features.len() / n.max(1);
+        let c = self.channels;
+        policy
+            .par_chunks_mut(self.reads.len())
+            .zip(features.par_chunks(per_position))
+            .for_each(|(logits, f)| {
+                for (l, &(at, w)) in logits.iter_mut().zip(&self.reads) {
+                    let (at, w) = (at as usize, w as usize);
+                    let x = &f[at..at + c];
+                    let wt = &self.weight[w..w + c];
+                    let dot: f32 = x.iter().zip(wt).map(|(a, b)| a * b).sum();
+                    *l = dot + self.bias[w / c];
+                }
+            });
+    }
+}
+
+/// The last layer of the policy head.
+#[derive(Clone, Debug)]
+enum PolicyOut {
+    /// Rows permuted to the channels-last order of the features.
+    Dense(Dense),
+    Gathered(GatheredPolicy),
+}
+
 /// One residual block: `relu(b(relu(a(x))) + x)`.
 #[derive(Clone, Debug)]
 struct Block {
@@ -97,8 +166,7 @@ enum Body {
         stem: Conv,
         blocks: Vec<Block>,
         policy_conv: Conv,
-        /// Rows permuted to the channels-last order of `policy_conv`'s output.
-        policy_fc: Dense,
+        policy_out: PolicyOut,
         value_conv: Conv,
     },
     Mlp {
@@ -201,7 +269,12 @@ impl CpuNet {
                     })
                     .collect(),
                 policy_conv: Conv::folded(&r.policy_conv, 1.0),
-                policy_fc: r.policy_fc.clone(),
+                policy_out: match &r.policy_head {
+                    PolicyHeadPlan::Dense(d) => PolicyOut::Dense(d.clone()),
+                    PolicyHeadPlan::Conv { out, gather } => {
+                        PolicyOut::Gathered(GatheredPolicy::new(out, gather))
+                    }
+                },
                 value_conv: Conv::folded(&r.value_conv, 1.0),
             },
             PlanBody::Mlp(m) => Body::Mlp {
@@ -333,8 +406,8 @@ impl CpuNet {
         features: &mut Vec<f32>,
     ) {
         let in_len = self.planes * self.area;
-        let policy_fc = self.policy_fc();
-        let features = sized(features, n * policy_fc.inputs);
+        let per_position = self.policy_features();
+        let features = sized(features, n * per_position);
         // One share of the batch per thread for everything but the policy layer.
         let per = n.div_ceil(rayon::current_num_threads()).max(1);
         let mut shares = Vec::with_capacity(n.div_ceil(per));
@@ -344,7 +417,7 @@ impl CpuNet {
             moves_left,
         };
         for inp in inputs.chunks(per * in_len) {
-            let (share, r) = rest.split(inp.len() / in_len, policy_fc.inputs);
+            let (share, r) = rest.split(inp.len() / in_len, per_position);
             shares.push((inp, share));
             rest = r;
         }
@@ -356,12 +429,33 @@ impl CpuNet {
             });
         };
         run_shares(shares, run);
-        policy_fc.apply_by_columns(n, features, policy, self.direct.as_ref());
+        match &self.body {
+            Body::Resnet {
+                policy_out: PolicyOut::Gathered(g),
+                ..
+            } => g.apply(n, features, policy),
+            Body::Resnet {
+                policy_out: PolicyOut::Dense(fc),
+                ..
+            }
+            | Body::Mlp { policy_fc: fc, .. } => {
+                fc.apply_by_columns(n, features, policy, self.direct.as_ref())
+            }
+        }
     }
 
-    fn policy_fc(&self) -> &Dense {
+    /// Floats per position of the policy layer's input.
+    fn policy_features(&self) -> usize {
         match &self.body {
-            Body::Resnet { policy_fc, .. } | Body::Mlp { policy_fc, .. } => policy_fc,
+            Body::Resnet {
+                policy_out: PolicyOut::Dense(fc),
+                ..
+            }
+            | Body::Mlp { policy_fc: fc, .. } => fc.inputs,
+            Body::Resnet {
+                policy_out: PolicyOut::Gathered(g),
+                ..
+            } => self.area * g.channels,
         }
     }
 
@@ -371,7 +465,7 @@ impl CpuNet {
         let in_len = self.planes * self.area;
         let mut rest = out;
         for inp in inputs.chunks(self.block_positions * in_len) {
-            let (block, r) = rest.split(inp.len() / in_len, self.policy_fc().inputs);
+            let (block, r) = rest.split(inp.len() / in_len, self.policy_features());
             self.forward_chunk(inp, block, s);
             rest = r;
         }
@@ -588,11 +682,29 @@ pub(crate) mod tests {
         policy: usize,
         device: &Device,
     ) -> PolicyValueNet {
+        random_net_from(
+            &PolicyValueNetConfig::new(net.clone(), planes, board, policy),
+            device,
+        )
+    }
+
+    /// [`random_net`] for a variant's encoding (and, with a convolutional
+    /// policy head, its policy planes).
+    pub(crate) fn random_variant_net(
+        net: &NetConfig,
+        variant: tammi_rules::Variant,
+        device: &Device,
+    ) -> PolicyValueNet {
+        random_net_from(&crate::model::net_build_config(variant, net), device)
+    }
+
+    fn random_net_from(config: &PolicyValueNetConfig, device: &Device) -> PolicyValueNet {
+        let (planes, board, policy) = (config.planes, config.board, config.policy);
         let _guard = crate::model::INIT_LOCK
             .lock()
             .unwrap_or_else(|e| e.into_inner());
         device.seed(0x7a11 + (board * 31 + policy) as u64);
-        let mut pv = PolicyValueNetConfig::new(net.clone(), planes, board, policy).init(device);
+        let mut pv = config.init(device);
         // Parameters initialise lazily: materialise them while the seed holds.
         let _ = pv.forward(Tensor::<4>::zeros([1, planes, board, board], device));
         let rand = |n: usize, lo: f64, hi: f64| {
@@ -623,10 +735,21 @@ pub(crate) mod tests {
     }
 
     fn compare(net: &NetConfig, board: usize, policy: usize, batch: usize) {
+        let pv = random_net(net, board, policy, &Device::flex());
+        compare_net(&pv, net, 7, board, policy, batch);
+    }
+
+    fn compare_net(
+        pv: &PolicyValueNet,
+        net: &NetConfig,
+        planes: usize,
+        board: usize,
+        policy: usize,
+        batch: usize,
+    ) {
         let device = Device::flex();
-        let pv = random_net(net, board, policy, &device);
-        let cpu = CpuNet::new(&NetPlan::read(&pv, board).unwrap(), 7, board, policy);
-        let len = 7 * board * board;
+        let cpu = CpuNet::new(&NetPlan::read(pv, board).unwrap(), planes, board, policy);
+        let len = planes * board * board;
         // Sparse 0/1 planes like real encodings, plus a dense scalar plane.
         let inputs: Vec<f32> = (0..batch * len)
             .map(|i| {
@@ -641,7 +764,7 @@ pub(crate) mod tests {
             })
             .collect();
         let x = Tensor::<4>::from_data(
-            TensorData::new(inputs.clone(), [batch, 7, board, board]),
+            TensorData::new(inputs.clone(), [batch, planes, board, board]),
             &device,
         );
         let out = pv.forward(x);
@@ -749,5 +872,33 @@ pub(crate) mod tests {
     fn canadian_board_matches_burn() {
         compare(&NetConfig::resnet(1, 32), 12, 5184, 3);
         compare(&NetConfig::resnet(1, 16), 12, 5184, 1);
+    }
+
+    /// The convolutional policy head (logits read from its planes where a
+    /// policy index points) against burn's full convolution and gather.
+    #[test]
+    fn convolutional_policy_head_matches_burn() {
+        use tammi_rules::Variant;
+        for (variant, net, batch) in [
+            (Variant::English, NetConfig::resnet(2, 32), 5),
+            (Variant::Canadian, NetConfig::resnet(1, 16), 3),
+            (Variant::FinnishHuffing, NetConfig::resnet(1, 8), 4),
+            (
+                Variant::Turkish,
+                NetConfig {
+                    norm: NetNorm::None,
+                    ..NetConfig::resnet(1, 8)
+                },
+                2,
+            ),
+        ] {
+            let net = NetConfig {
+                policy_head: crate::PolicyHead::Conv,
+                ..net
+            };
+            let pv = random_variant_net(&net, variant, &Device::flex());
+            let e = crate::Encoding::new(variant);
+            compare_net(&pv, &net, e.planes(), e.rows(), e.policy_size(), batch);
+        }
     }
 }

@@ -71,9 +71,47 @@ pub(crate) struct ResNetPlan {
     pub(crate) stem: ConvLayer,
     pub(crate) blocks: Vec<ResidualBlock>,
     pub(crate) policy_conv: ConvLayer,
-    /// Rows in the channels-last order of `policy_conv`'s output.
-    pub(crate) policy_fc: Dense,
+    pub(crate) policy_head: PolicyHeadPlan,
     pub(crate) value_conv: ConvLayer,
+}
+
+/// The last layer of a ResNet's policy head.
+#[derive(Clone, Debug)]
+pub(crate) enum PolicyHeadPlan {
+    /// A fully connected layer, rows in the channels-last order of
+    /// `policy_conv`'s output.
+    Dense(Dense),
+    /// A 1x1 convolution with bias (no norm) to the policy planes, and for
+    /// each policy index its place in that output laid out channels-last
+    /// (`cell * planes + plane`, [`crate::PolicyPlanes::channels_last`]).
+    Conv { out: ConvLayer, gather: Vec<u32> },
+}
+
+impl ResNetPlan {
+    /// Policy entries the head writes.
+    pub(crate) fn policy_size(&self) -> usize {
+        match &self.policy_head {
+            PolicyHeadPlan::Dense(d) => d.outputs,
+            PolicyHeadPlan::Conv { gather, .. } => gather.len(),
+        }
+    }
+
+    /// Weights of the head's last layer (a shape check).
+    pub(crate) fn policy_weights(&self) -> usize {
+        match &self.policy_head {
+            PolicyHeadPlan::Dense(d) => d.weight.len(),
+            PolicyHeadPlan::Conv { out, .. } => out.weight.len(),
+        }
+    }
+
+    /// The dense policy layer, if the head has one.
+    #[cfg(test)]
+    pub(crate) fn policy_dense(&self) -> Option<&Dense> {
+        match &self.policy_head {
+            PolicyHeadPlan::Dense(d) => Some(d),
+            PolicyHeadPlan::Conv { .. } => None,
+        }
+    }
 }
 
 /// The perceptron body and its policy layer.
@@ -287,12 +325,40 @@ impl Reader {
         if policy_conv.kernel != 1 || value_conv.kernel != 1 {
             return Err(unsupported("head convolutions other than 1x1"));
         }
-        let policy_fc = self.dense(&r.policy_fc, Some(policy_conv.outputs))?;
+        let policy_head = match (&r.policy_fc, &r.policy_out, &r.policy_planes) {
+            (Some(fc), None, _) => {
+                PolicyHeadPlan::Dense(self.dense(fc, Some(policy_conv.outputs))?)
+            }
+            (None, Some(out), Some(planes)) => {
+                let out = self.conv(out)?;
+                if out.kernel != 1 || out.norm.is_some() || out.inputs != policy_conv.outputs {
+                    return Err(unsupported(
+                        "a policy output layer other than a 1x1 convolution with bias \
+                         after the policy convolution",
+                    ));
+                }
+                if out.outputs != planes.planes || planes.area != self.area {
+                    return Err(unsupported(format!(
+                        "a policy output of {} planes for a map of {} planes of {} cells",
+                        out.outputs, planes.planes, planes.area
+                    )));
+                }
+                PolicyHeadPlan::Conv {
+                    out,
+                    gather: planes.channels_last(),
+                }
+            }
+            _ => {
+                return Err(unsupported(
+                    "a policy head that is neither dense nor convolutional",
+                ));
+            }
+        };
         Ok(ResNetPlan {
             stem,
             blocks,
             policy_conv,
-            policy_fc,
+            policy_head,
             value_conv,
         })
     }
@@ -418,7 +484,10 @@ impl NetPlan {
                 }
                 conv(&mut grads, &r.policy_conv);
                 conv(&mut grads, &r.value_conv);
-                dense(&mut grads, &r.policy_fc, Some(r.policy_conv.outputs));
+                match &r.policy_head {
+                    PolicyHeadPlan::Dense(d) => dense(&mut grads, d, Some(r.policy_conv.outputs)),
+                    PolicyHeadPlan::Conv { out, .. } => conv(&mut grads, out),
+                }
                 Some(r.value_conv.outputs)
             }
             Body::Mlp(m) => {

@@ -21,7 +21,7 @@
 //! `tests/net.rs`).
 
 use super::layers::{Dense, Unfold3x3, View, gemm_views, sized};
-use super::plan::{ConvLayer, NetPlan, ResNetPlan, batch_norms};
+use super::plan::{ConvLayer, NetPlan, PolicyHeadPlan, ResNetPlan, batch_norms};
 use crate::ModelError;
 use crate::loss::{Losses, PolicySoftmax, TrainConfig};
 use crate::net::{MOVES_LEFT_SCALE, PolicyValueNet};
@@ -67,6 +67,9 @@ struct Traces {
     blocks: Vec<BlockTrace>,
     policy: ConvTrace,
     value: ConvTrace,
+    /// A convolutional policy head's output layer (its `pre` holds the
+    /// logit planes); not in [`Traces::in_order`]: it has no batch norm.
+    policy_out: ConvTrace,
 }
 
 impl Traces {
@@ -93,6 +96,8 @@ struct Workspace {
     wdl_logits: Vec<f32>,
     moves_left: Vec<f32>,
     d_policy: Vec<f32>,
+    /// A convolutional policy head's gradient on its logit planes.
+    d_planes: Vec<f32>,
     d_wdl: Vec<f32>,
     d_moves_left: Vec<f32>,
     d_hidden: Vec<f32>,
@@ -198,7 +203,7 @@ impl KernelTrainer {
         let same_shape = match (params.resnet(), self.params.resnet()) {
             (Some(new), Some(old)) => {
                 new.blocks.len() == old.blocks.len()
-                    && new.policy_fc.weight.len() == old.policy_fc.weight.len()
+                    && new.policy_weights() == old.policy_weights()
                     && new.stem.weight.len() == old.stem.weight.len()
             }
             _ => false,
@@ -237,7 +242,7 @@ impl KernelTrainer {
         (legal, legal_ends): (&[u32], &[u32]),
         config: &TrainConfig,
     ) -> Result<Losses, ModelError> {
-        let policy = resnet(&self.params).policy_fc.outputs;
+        let policy = resnet(&self.params).policy_size();
         if n == 0
             || inputs.len() != n * self.planes * self.area
             || policy_targets.len() != n * policy
@@ -312,11 +317,34 @@ impl KernelTrainer {
             prev = &t.b;
         }
         let body = &prev.out;
-        let (tp, tv) = (&mut traces.policy, &mut traces.value);
+        let Traces {
+            policy: tp,
+            value: tv,
+            policy_out: to,
+            ..
+        } = traces;
         conv_layer_forward(u, &r.policy_conv, body, rows, chunk_rows, tp, None);
         conv_layer_forward(u, &r.value_conv, body, rows, chunk_rows, tv, None);
         let p = &self.params;
-        dense_forward(&r.policy_fc, n, &tp.out, &mut ws.policy_logits, false);
+        match &r.policy_head {
+            PolicyHeadPlan::Dense(fc) => {
+                dense_forward(fc, n, &tp.out, &mut ws.policy_logits, false)
+            }
+            PolicyHeadPlan::Conv { out, gather } => {
+                conv_layer_forward(u, out, &tp.out, rows, chunk_rows, to, None);
+                let planes = &to.pre[..rows * out.outputs];
+                let logits = sized(&mut ws.policy_logits, n * gather.len());
+                let per_position = self.area * out.outputs;
+                for (l, pl) in logits
+                    .chunks_exact_mut(gather.len())
+                    .zip(planes.chunks_exact(per_position))
+                {
+                    for (v, &g) in l.iter_mut().zip(gather) {
+                        *v = pl[g as usize];
+                    }
+                }
+            }
+        }
         dense_forward(&p.value_fc1, n, &tv.out, &mut ws.hidden, true);
         dense_forward(&p.value_fc2, n, &ws.hidden, &mut ws.wdl_logits, false);
         if let Some(fc) = &p.moves_left_fc {
@@ -335,7 +363,7 @@ impl KernelTrainer {
         (legal, legal_ends): (&[u32], &[u32]),
         config: &TrainConfig,
     ) -> Losses {
-        let policy = resnet(&self.params).policy_fc.outputs;
+        let policy = resnet(&self.params).policy_size();
         let ws = &mut self.ws;
         let inv_n = 1.0 / n as f32;
         // Policy: cross-entropy with the softmax; per row (loss, entropy).
@@ -474,15 +502,30 @@ impl KernelTrainer {
         relu_mask(dv, &tv.out);
         let (c, gc) = (&r.value_conv, &mut g.value_conv);
         bw.conv_layer(c, gc, tv, body_out, dv, Some((&mut *d_body, false)));
-        dense_backward(
-            &r.policy_fc,
-            &mut g.policy_fc,
-            n,
-            &tp.out,
-            &ws.d_policy,
-            d_head,
-            false,
-        );
+        match (&r.policy_head, &mut g.policy_head) {
+            (PolicyHeadPlan::Dense(fc), PolicyHeadPlan::Dense(gfc)) => {
+                dense_backward(fc, gfc, n, &tp.out, &ws.d_policy, d_head, false)
+            }
+            (PolicyHeadPlan::Conv { out, gather }, PolicyHeadPlan::Conv { out: g_out, .. }) => {
+                // The gather's gradient: each logit's back to its place
+                // (no two indices share one), zero where none reads.
+                let per_position = self.area * out.outputs;
+                let d_planes = sized(&mut ws.d_planes, rows * out.outputs);
+                d_planes.fill(0.0);
+                for (dp, dl) in d_planes
+                    .chunks_exact_mut(per_position)
+                    .zip(ws.d_policy.chunks_exact(gather.len()))
+                {
+                    for (&g, &d) in gather.iter().zip(dl) {
+                        dp[g as usize] = d;
+                    }
+                }
+                let d_in = sized(&mut *d_head, rows * r.policy_conv.outputs);
+                let to = &traces.policy_out;
+                bw.conv_layer(out, g_out, to, &tp.out, d_planes, Some((d_in, false)));
+            }
+            _ => unreachable!("the gradients are a copy of the plan"),
+        }
         let dp = &mut d_head[..rows * r.policy_conv.outputs];
         relu_mask(dp, &tp.out);
         let (c, gc) = (&r.policy_conv, &mut g.policy_conv);
@@ -998,7 +1041,7 @@ fn first_max(v: &[f32]) -> usize {
 mod tests {
     use super::*;
     use crate::encoding::Encoding;
-    use crate::kernels::infer::tests::{random_net, random_net_with_planes};
+    use crate::kernels::infer::tests::{random_net, random_variant_net};
     use crate::kernels::layers::floats;
     use crate::train::{TrainBatch, burn_losses};
     use crate::{NetConfig, NetNorm};
@@ -1125,7 +1168,7 @@ mod tests {
     ) -> Result<(), String> {
         let device = Device::flex();
         let e = Encoding::new(variant);
-        let pv = random_net_with_planes(net, e.planes(), e.rows(), e.policy_size(), &device);
+        let pv = random_variant_net(net, variant, &device);
         let batch = random_batch(variant, n, moves_left, n as u64);
         let config = TrainConfig {
             weight_decay: 0.0,
@@ -1244,6 +1287,28 @@ mod tests {
     }
 
     #[test]
+    fn convolutional_policy_head_gradients_match_burn() {
+        let conv = |net: NetConfig| NetConfig {
+            policy_head: crate::PolicyHead::Conv,
+            ..net
+        };
+        compare(&conv(NetConfig::resnet(2, 8)), Variant::English, 21, false);
+        let free = NetConfig {
+            norm: NetNorm::None,
+            ..NetConfig::resnet(1, 8)
+        };
+        compare(&conv(free), Variant::Canadian, 3, false);
+        // Huffing: the capture block's planes, and the legal-move softmax.
+        compare_with(
+            &conv(NetConfig::resnet(1, 8)),
+            Variant::FinnishHuffing,
+            7,
+            false,
+            PolicySoftmax::Legal,
+        );
+    }
+
+    #[test]
     fn a_net_the_kernels_cannot_train_is_an_error_not_a_fallback() {
         let e = Encoding::new(Variant::English);
         let device = Device::flex();
@@ -1294,7 +1359,7 @@ mod tests {
                 (
                     l,
                     resnet(&k.grads).blocks[0].a.weight.clone(),
-                    resnet(&k.grads).policy_fc.weight.clone(),
+                    resnet(&k.grads).policy_dense().unwrap().weight.clone(),
                 )
             })
         };
