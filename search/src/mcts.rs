@@ -88,13 +88,18 @@ struct Node {
 }
 
 impl Node {
-    /// Mean backed-up value (win - loss) for this node's side to move.
-    fn value(&self) -> f32 {
-        if self.visits == 0 {
-            0.0
+    /// Sum of the backed-up utilities for the side to move of this node's
+    /// parent: win - loss seen from that side (`same_side`: the child keeps
+    /// the mover, a removal under huffing), plus `draw_value` per draw, which
+    /// is worth the same to both sides and so does not flip.
+    fn utility_sum(&self, same_side: bool, draw_value: f32) -> f64 {
+        let win_minus_loss = self.wdl_sum[0] - self.wdl_sum[2];
+        let signed = if same_side {
+            win_minus_loss
         } else {
-            ((self.wdl_sum[0] - self.wdl_sum[2]) / self.visits as f64) as f32
-        }
+            -win_minus_loss
+        };
+        signed + draw_value as f64 * self.wdl_sum[1]
     }
 }
 
@@ -663,12 +668,12 @@ impl Search {
             *p = if q.is_finite() && q > 0.0 { q } else { 0.0 };
         }
         n.expanded = true;
-        n.net_value = result.value();
         let wdl = if result.wdl.iter().all(|x| x.is_finite()) {
             result.wdl
         } else {
             [1.0 / 3.0; 3]
         };
+        n.net_value = wdl[0] - wdl[2] + self.params.draw_value * wdl[1];
         self.backup(leaf, wdl);
     }
 
@@ -781,18 +786,15 @@ impl Search {
         // The child's values are for its side to move: the mover's own after
         // a removal (huffing), the opponent's otherwise.
         let mover = self.tree.nodes[n.parent as usize].position.side_to_move();
-        let sign = if n.position.side_to_move() == mover {
-            1.0
-        } else {
-            -1.0
-        };
+        let same_side = n.position.side_to_move() == mover;
+        let sum = n.utility_sum(same_side, self.params.draw_value);
         if n.in_flight > 0 {
             // Waiting leaves below count as losses for the mover.
             let visits = n.visits + n.in_flight;
-            let sum = sign * (n.wdl_sum[0] - n.wdl_sum[2]) as f32 - n.in_flight as f32;
-            return Some((sum / visits as f32, visits));
+            let sum = sum - n.in_flight as f64;
+            return Some(((sum / visits as f64) as f32, visits));
         }
-        (n.visits > 0).then(|| (sign * n.value(), n.visits))
+        (n.visits > 0).then(|| ((sum / n.visits as f64) as f32, n.visits))
     }
 
     /// PUCT child choice (or the Gumbel interior rule in Gumbel mode).

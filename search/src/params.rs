@@ -49,6 +49,14 @@ pub struct SearchParams {
     pub gumbel_c_visit: f32,
     /// Gumbel: `c_scale` of the sigma transform of Q values.
     pub gumbel_c_scale: f32,
+    /// What a draw is worth in the search's choices, to whichever side is to
+    /// move, in units where a win is 1 and a loss -1: 0 is the game's own
+    /// value; below 0 both sides avoid draws (draw aversion, a symmetric
+    /// contempt), which keeps self-play of drawish games from settling into
+    /// repetitions that teach the value head nothing.  The recorded W/D/L
+    /// (value targets) stay the game's; only move choice and the improved
+    /// policy see this.  In `[-1, 1]`.
+    pub draw_value: f32,
 }
 
 impl Default for SearchParams {
@@ -66,6 +74,7 @@ impl Default for SearchParams {
             gumbel_considered: 8,
             gumbel_c_visit: 50.0,
             gumbel_c_scale: 0.1,
+            draw_value: 0.0,
         }
     }
 }
@@ -126,6 +135,9 @@ impl SearchParams {
         if !non_negative(self.gumbel_c_scale) {
             return bad("gumbel_c_scale", "must be a finite number >= 0");
         }
+        if !(self.draw_value.is_finite() && (-1.0..=1.0).contains(&self.draw_value)) {
+            return bad("draw_value", "must be between -1 and 1");
+        }
         Ok(())
     }
 }
@@ -148,5 +160,12 @@ mod tests {
             ..SearchParams::default()
         };
         assert_eq!(p.validate().unwrap_err().key, "c_puct");
+        for bad_draw in [-1.5, 2.0, f32::NAN] {
+            let p = SearchParams {
+                draw_value: bad_draw,
+                ..SearchParams::default()
+            };
+            assert_eq!(p.validate().unwrap_err().key, "draw_value");
+        }
     }
 }

@@ -207,6 +207,44 @@ fn threefold_repetition_counts_the_game_history() {
 }
 
 #[test]
+fn a_draw_value_below_zero_turns_the_search_away_from_a_repetition() {
+    // The position of the test above, White to move, where 27-32 repeats for
+    // the third time.  Every other position is slightly better for its side
+    // to move ([0.55, 0, 0.45]), so every other reply is worth about -0.1 to
+    // White: at the game's draw value (0) White repeats; at -0.5 it plays on.
+    let pos = parse_fen(Variant::English, "B:WK32:BK1").unwrap();
+    let mut g = Game::from_position(pos);
+    for m in ["1-6", "32-27", "6-1", "27-32", "1-6", "32-27", "6-1"] {
+        g.play_text(m).unwrap();
+    }
+    let draw = parse_move(g.position(), "27-32").unwrap();
+    let ev = UniformEvaluator::with_wdl(Variant::English, [0.55, 0.0, 0.45]).unwrap();
+    for root in [RootSelection::Puct, RootSelection::Gumbel] {
+        for (draw_value, repeats) in [(0.0, true), (-0.5, false)] {
+            let params = SearchParams {
+                draw_value,
+                ..cfg(root)
+            };
+            let mut s = Search::new(&params);
+            let d = s.think(&g, &ev, budget(60), None, &mut rng()).unwrap();
+            assert_eq!(
+                d.mv == draw,
+                repeats,
+                "{root:?} draw value {draw_value}: {:?} chosen, visits {:?}",
+                d.mv,
+                d.visits
+            );
+            // The recorded W/D/L stays the game's: a distribution, with the
+            // repetition's visits counted as draws.
+            assert!((d.root_wdl.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+            let di = g.legal_moves().iter().position(|m| *m == draw).unwrap();
+            let draw_share = d.visits[di] as f32 / d.root_visits as f32;
+            assert!(d.root_wdl[1] >= draw_share - 1e-5, "{:?}", d.root_wdl);
+        }
+    }
+}
+
+#[test]
 fn policy_targets_are_distributions_over_legal_moves() {
     let ev = UniformEvaluator::new(Variant::English);
     for root in [RootSelection::Puct, RootSelection::Gumbel] {

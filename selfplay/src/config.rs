@@ -39,6 +39,10 @@ pub struct SelfPlayConfig {
     pub gumbel_c_visit: f32,
     /// Gumbel: `c_scale` of the sigma transform of Q values.
     pub gumbel_c_scale: f32,
+    /// What a draw is worth to the side to move in the search's choices
+    /// (win 1, loss -1; 0 = the game's value, below 0 = both sides avoid
+    /// draws).  Value targets keep the game's result.
+    pub draw_value: f32,
     /// Playout-cap randomization: fraction of moves searched with
     /// `simulations` and recorded as policy targets; the others get
     /// `cheap_simulations` and no noise.  1 = every move searched fully.
@@ -104,6 +108,7 @@ impl Default for SelfPlayConfig {
             gumbel_considered: p.gumbel_considered,
             gumbel_c_visit: p.gumbel_c_visit,
             gumbel_c_scale: p.gumbel_c_scale,
+            draw_value: p.draw_value,
             full_search_fraction: 1.0,
             cheap_simulations: 16,
             resign_value: -1.0,
@@ -200,6 +205,7 @@ impl SelfPlayConfig {
             gumbel_considered: self.gumbel_considered,
             gumbel_c_visit: self.gumbel_c_visit,
             gumbel_c_scale: self.gumbel_c_scale,
+            draw_value: self.draw_value,
         }
     }
 

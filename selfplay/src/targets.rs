@@ -14,9 +14,29 @@
 //!
 //! The training target is `(1 - w) * z + w * T`.  Plies without a search
 //! (forced moves) pass their successor's value on unchanged.
+//!
+//! A game cut at `max_plies` has no outcome: the cut is a time limit of
+//! self-play, not a result of the rules.  Counting it a draw teaches the
+//! value head that long games are drawn, which in a game whose early
+//! self-play mostly runs into the cut (Gothic) makes every position look
+//! drawn.  With `truncated = "bootstrap"` its `z` is the last search's value
+//! instead (a time limit is bootstrapped, not terminal: Pardo et al., "Time
+//! Limits in Reinforcement Learning", 2018).
 
-use crate::record::Sample;
+use crate::record::{GameEnd, Sample};
+use serde::{Deserialize, Serialize};
 use tammi_search::flip_wdl;
+
+/// The outcome target `z` of a game cut at `max_plies`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Truncated {
+    /// A draw, as the game is recorded.
+    #[default]
+    Draw,
+    /// The last search's W/D/L, from each ply's side to move.
+    Bootstrap,
+}
 
 /// How the value target of a sample is made (`weight` 0: the outcome alone);
 /// `[train.value_target]` of a config.
@@ -28,6 +48,8 @@ pub struct ValueTargets {
     /// Horizon of the short-term value in plies (>= 1; 1 = the ply's own
     /// search value).
     pub horizon: f32,
+    /// The outcome of a game cut at `max_plies`: `"draw"` or `"bootstrap"`.
+    pub truncated: Truncated,
 }
 
 impl Default for ValueTargets {
@@ -35,14 +57,19 @@ impl Default for ValueTargets {
         ValueTargets {
             weight: 0.0,
             horizon: 1.0,
+            truncated: Truncated::Draw,
         }
     }
 }
 
 impl ValueTargets {
     /// Rewrites the value target (`result`) of every sample of one game,
-    /// given in order, whose `result` holds the game's outcome.
-    pub fn apply(&self, samples: &mut [Sample]) {
+    /// given in order, whose `result` holds the game's outcome, and which
+    /// ended by `end`.
+    pub fn apply(&self, samples: &mut [Sample], end: GameEnd) {
+        if end == GameEnd::MaxPlies && self.truncated == Truncated::Bootstrap {
+            bootstrap_outcome(samples);
+        }
         if self.weight <= 0.0 {
             return;
         }
@@ -53,6 +80,22 @@ impl ValueTargets {
                 *r = (1.0 - w) * *r + w * t;
             }
         }
+    }
+}
+
+/// Replaces every sample's outcome by the last searched ply's root W/D/L,
+/// seen from the sample's side to move; unchanged when no ply was searched.
+pub fn bootstrap_outcome(samples: &mut [Sample]) {
+    let Some(last) = samples.iter().rev().find(|s| s.root_visits > 0) else {
+        return;
+    };
+    let (side, wdl) = (last.position.side_to_move(), last.root_wdl);
+    for s in samples.iter_mut() {
+        s.result = if s.position.side_to_move() == side {
+            wdl
+        } else {
+            flip_wdl(wdl)
+        };
     }
 }
 
@@ -174,14 +217,54 @@ mod tests {
         let q = [0.5, 0.5, 0.0];
         let mut s = game(&[Some(q)], [0.0, 1.0, 0.0]);
         let untouched = s.clone();
-        ValueTargets::default().apply(&mut s);
+        ValueTargets::default().apply(&mut s, GameEnd::MaxPlies);
         assert_eq!(s, untouched);
         ValueTargets {
             weight: 0.5,
             horizon: 1.0,
+            ..ValueTargets::default()
         }
-        .apply(&mut s);
+        .apply(&mut s, GameEnd::MaxPlies);
         // 0.5 * draw + 0.5 * q.
         assert!(close(s[0].result, [0.25, 0.75, 0.0]), "{:?}", s[0].result);
+    }
+
+    #[test]
+    fn a_truncated_game_bootstraps_its_outcome_from_the_last_search() {
+        // Three plies, the last one forced: the last search is ply 1's
+        // (White to move), [0.7, 0.2, 0.1] for White.
+        let q1 = [0.7, 0.2, 0.1];
+        let draw = [0.0, 1.0, 0.0];
+        let made = || game(&[Some([0.3, 0.4, 0.3]), Some(q1), None], draw);
+        let bootstrap = ValueTargets {
+            truncated: Truncated::Bootstrap,
+            ..ValueTargets::default()
+        };
+        let mut s = made();
+        bootstrap.apply(&mut s, GameEnd::MaxPlies);
+        assert!(close(s[1].result, q1), "{:?}", s[1].result);
+        // Black's plies take White's value flipped.
+        assert!(close(s[0].result, flip_wdl(q1)) && close(s[2].result, flip_wdl(q1)));
+        // A game the rules ended keeps its outcome; so does the default.
+        for (targets, end) in [
+            (
+                bootstrap,
+                GameEnd::Rules(tammi_rules::EndReason::Repetition),
+            ),
+            (ValueTargets::default(), GameEnd::MaxPlies),
+        ] {
+            let mut s = made();
+            targets.apply(&mut s, end);
+            assert!(s.iter().all(|x| x.result == draw), "{end:?}");
+        }
+        // With the short-term blend, the bootstrapped z is what is blended.
+        let mut s = made();
+        ValueTargets {
+            weight: 0.5,
+            horizon: 1.0,
+            truncated: Truncated::Bootstrap,
+        }
+        .apply(&mut s, GameEnd::MaxPlies);
+        assert!(close(s[1].result, q1), "{:?}", s[1].result);
     }
 }

@@ -135,7 +135,7 @@ impl ReplayBuffer {
                 });
             }
             for mut game in shard.games {
-                self.targets.apply(&mut game.samples);
+                self.targets.apply(&mut game.samples, game.end);
                 added += game.samples.len();
                 self.samples.extend(game.samples);
             }
