@@ -209,24 +209,24 @@ fn threefold_repetition_counts_the_game_history() {
 #[test]
 fn a_draw_value_below_zero_turns_the_search_away_from_a_repetition() {
     // The position of the test above, White to move, where 27-32 repeats for
-    // the third time.  Every other position is slightly better for its side
-    // to move ([0.55, 0, 0.45]), so every other reply is worth about -0.1 to
-    // White: at the game's draw value (0) White repeats; at -0.5 it plays on.
+    // the third time.  Every other position is better for its side to move
+    // ([0.7, 0, 0.3]), so every other reply is worth about -0.4 to White:
+    // at the game's draw value (0) White repeats; at -0.8 it plays on.
     let pos = parse_fen(Variant::English, "B:WK32:BK1").unwrap();
     let mut g = Game::from_position(pos);
     for m in ["1-6", "32-27", "6-1", "27-32", "1-6", "32-27", "6-1"] {
         g.play_text(m).unwrap();
     }
     let draw = parse_move(g.position(), "27-32").unwrap();
-    let ev = UniformEvaluator::with_wdl(Variant::English, [0.55, 0.0, 0.45]).unwrap();
+    let ev = UniformEvaluator::with_wdl(Variant::English, [0.7, 0.0, 0.3]).unwrap();
     for root in [RootSelection::Puct, RootSelection::Gumbel] {
-        for (draw_value, repeats) in [(0.0, true), (-0.5, false)] {
+        for (draw_value, repeats) in [(0.0, true), (-0.8, false)] {
             let params = SearchParams {
                 draw_value,
                 ..cfg(root)
             };
             let mut s = Search::new(&params);
-            let d = s.think(&g, &ev, budget(60), None, &mut rng()).unwrap();
+            let d = s.think(&g, &ev, budget(200), None, &mut rng()).unwrap();
             assert_eq!(
                 d.mv == draw,
                 repeats,
