@@ -186,18 +186,22 @@ fn no_progress_limit_makes_children_draws() {
     assert_eq!(d.root_wdl, [0.2, 0.8, 0.0]);
 }
 
-#[test]
-fn threefold_repetition_counts_the_game_history() {
-    // Kings shuffle back and forth: the root position has occurred before, and
-    // one reply repeats a position for the third time.
+/// Kings shuffled back and forth: White to move, the position has occurred
+/// before, and the returned reply (27-32) repeats the start a third time.
+fn one_reply_from_a_repetition() -> (Game, Move) {
     let pos = parse_fen(Variant::English, "B:WK32:BK1").unwrap();
     let mut g = Game::from_position(pos);
     for m in ["1-6", "32-27", "6-1", "27-32", "1-6", "32-27", "6-1"] {
         g.play_text(m).unwrap();
     }
     assert!(g.outcome().is_none());
-    // White to move; 27-32 gives the start position a third time: a draw.
     let draw = parse_move(g.position(), "27-32").unwrap();
+    (g, draw)
+}
+
+#[test]
+fn threefold_repetition_counts_the_game_history() {
+    let (g, draw) = one_reply_from_a_repetition();
     // Every non-terminal position is a win for its side to move, so every
     // other reply looks lost for White: only the repetition saves it.
     let ev = UniformEvaluator::with_wdl(Variant::English, [1.0, 0.0, 0.0]).unwrap();
@@ -208,16 +212,10 @@ fn threefold_repetition_counts_the_game_history() {
 
 #[test]
 fn a_draw_value_below_zero_turns_the_search_away_from_a_repetition() {
-    // The position of the test above, White to move, where 27-32 repeats for
-    // the third time.  Every other position is better for its side to move
+    // Every position but the repetition is better for its side to move
     // ([0.7, 0, 0.3]), so every other reply is worth about -0.4 to White:
     // at the game's draw value (0) White repeats; at -0.8 it plays on.
-    let pos = parse_fen(Variant::English, "B:WK32:BK1").unwrap();
-    let mut g = Game::from_position(pos);
-    for m in ["1-6", "32-27", "6-1", "27-32", "1-6", "32-27", "6-1"] {
-        g.play_text(m).unwrap();
-    }
-    let draw = parse_move(g.position(), "27-32").unwrap();
+    let (g, draw) = one_reply_from_a_repetition();
     let ev = UniformEvaluator::with_wdl(Variant::English, [0.7, 0.0, 0.3]).unwrap();
     for root in [RootSelection::Puct, RootSelection::Gumbel] {
         for (draw_value, repeats) in [(0.0, true), (-0.8, false)] {
