@@ -5,8 +5,8 @@ then let it play through the PettingZoo environment.
     python python/examples/train_numpy.py runs/tiny --steps 300
 
 The model is linear on the encoded planes (a softmax over the legal moves'
-policy indices, and a softmax over win/draw/loss), trained by plain
-gradient descent on `tammi.load_shards` output: the same inputs, policy
+policy indices, and a softmax over win/draw/loss), trained by Adam written
+out in NumPy on `tammi.load_shards` output: the same inputs, policy
 targets, legal masks and results tammi's own trainer uses. It then plays
 the black side against a random player through `tammi.pettingzoo.env`.
 """
@@ -29,6 +29,25 @@ class LinearPolicyValue:
         self.b = np.zeros(policy, dtype=np.float32)
         self.v = rng.normal(0.0, 0.01, (inputs, 3)).astype(np.float32)
         self.c = np.zeros(3, dtype=np.float32)
+        self.moments = [(np.zeros_like(p), np.zeros_like(p)) for p in self.parameters()]
+        self.steps = 0
+
+    def parameters(self) -> list[np.ndarray]:
+        return [self.w, self.b, self.v, self.c]
+
+    def adam(self, grads, lr: float, beta1=0.9, beta2=0.999, eps=1e-8) -> None:
+        """Adam (Kingma & Ba): a step per parameter scaled by its own
+        gradient history, so the policy's 1024 outputs and the value's 3
+        learn at one learning rate without either diverging."""
+        self.steps += 1
+        for param, grad, (m, s) in zip(self.parameters(), grads, self.moments):
+            m *= beta1
+            m += (1 - beta1) * grad
+            s *= beta2
+            s += (1 - beta2) * grad * grad
+            m_hat = m / (1 - beta1**self.steps)
+            s_hat = s / (1 - beta2**self.steps)
+            param -= lr * m_hat / (np.sqrt(s_hat) + eps)
 
     def logits(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return x @ self.w + self.b, x @ self.v + self.c
@@ -45,10 +64,8 @@ class LinearPolicyValue:
         value_loss = -(wdl * np.log(v + 1e-9)).sum() / n
         g_policy = weight * (p - policy) * mask / max(1.0, weight.sum())
         g_value = (v - wdl) / n
-        self.w -= lr * (x.T @ g_policy)
-        self.b -= lr * g_policy.sum(axis=0)
-        self.v -= lr * (x.T @ g_value)
-        self.c -= lr * g_value.sum(axis=0)
+        grads = (x.T @ g_policy, g_policy.sum(axis=0), x.T @ g_value, g_value.sum(axis=0))
+        self.adam(grads, lr)
         return float(policy_loss), float(value_loss)
 
 
@@ -57,7 +74,7 @@ def softmax(z: np.ndarray) -> np.ndarray:
     return e / e.sum(axis=1, keepdims=True)
 
 
-def train(run: str, steps: int, batch: int = 256, lr: float = 0.5, seed: int = 1):
+def train(run: str, steps: int, batch: int = 256, lr: float = 0.03, seed: int = 1):
     """Trains on the run's shards; returns the model and its losses per step."""
     data = tammi.load_shards(run)
     x = data["inputs"].reshape(len(data["inputs"]), -1)
