@@ -331,7 +331,15 @@ impl Dense {
         // gemm's kernels do well from 8 rows up; below, its path reads the
         // weight too slowly.
         let direct = direct.filter(|_| n.is_multiple_of(16) && rows < 8);
-        let threads = rayon::current_num_threads();
+        // One row: the body ran on the caller alone, so the other threads
+        // are asleep, and waking one costs more than its half of the layer
+        // saves (2-vCPU AMD EPYC: 8,810 against 11,755 positions/s at
+        // batch 1, BENCHMARKS.md).
+        let threads = if rows == 1 {
+            1
+        } else {
+            rayon::current_num_threads()
+        };
         if (threads == 1 || n < 64 || rows == 0) && direct.is_none() {
             self.apply(rows, x, out);
             add_bias(&mut out[..rows * n], &self.bias);
