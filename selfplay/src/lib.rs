@@ -55,5 +55,5 @@ pub use shard::{
     read_shard, shard_files_below, write_atomic, write_games, write_shard, write_shard_from,
 };
 pub use tables::{EGDB_AUTO, OpenedTables, TablesSetting, open_tables};
-pub use targets::{Truncated, ValueTargets, bootstrap_outcome, short_term_values};
+pub use targets::{Truncated, ValueTargets, short_term_values};
 pub use worker::{Event, RunSetup, RunStats, SelfPlayError, Sink, run_selfplay};

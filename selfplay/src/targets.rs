@@ -40,7 +40,7 @@ pub enum Truncated {
 
 /// How the value target of a sample is made (`weight` 0: the outcome alone);
 /// `[train.value_target]` of a config.
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ValueTargets {
     /// Share of the short-term value in the target, in `[0, 1]`.
@@ -85,7 +85,7 @@ impl ValueTargets {
 
 /// Replaces every sample's outcome by the last searched ply's root W/D/L,
 /// seen from the sample's side to move; unchanged when no ply was searched.
-pub fn bootstrap_outcome(samples: &mut [Sample]) {
+fn bootstrap_outcome(samples: &mut [Sample]) {
     let Some(last) = samples.iter().rev().find(|s| s.root_visits > 0) else {
         return;
     };
