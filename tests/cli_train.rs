@@ -194,8 +194,9 @@ fn the_committed_model_continues_with_new_moments_only_when_asked() {
     let dir = tempfile::tempdir().unwrap();
     let run = dir.path().join("leg");
     let run_s = run.to_str().unwrap();
-    let model = "models/english-default";
-    // It was saved before models carried their trainer state.
+    // Leg 0 of the English campaign, saved before models carried their
+    // trainer state.
+    let model = "models/english-leg0";
     let (code, _, err) = tammi(&["train", "--run", run_s, "--from", model]);
     assert_eq!(code, 2, "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");

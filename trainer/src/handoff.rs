@@ -525,7 +525,7 @@ mod tests {
             positions,
             seconds: 0.0,
         };
-        // english-default: 2,065,610 positions in 16,896 games, 122.3 a game.
+        // english-leg0: 2,065,610 positions in 16,896 games, 122.3 a game.
         assert_eq!(refill_games(&cfg, &handoff(16_896, 2_065_610)), 491);
         // Never less than a generation, and a generation when nothing is known.
         assert_eq!(refill_games(&cfg, &handoff(1_000, 10_000_000)), 128);
