@@ -72,14 +72,17 @@ fn mcts_player(
         egdb,
         batch,
         backend,
+        cpuct,
+        fpu,
         ..
     } = spec
     else {
         return Ok(None);
     };
     let evaluator: Arc<dyn Evaluator> = load_evaluator(model.as_deref(), variant, *backend)?;
-    let mut player =
-        MctsPlayer::new(evaluator, *sims, *movetime, seed, spec.to_string()).with_batch(*batch);
+    let mut player = MctsPlayer::new(evaluator, *sims, *movetime, seed, spec.to_string())
+        .with_batch(*batch)
+        .with_tree_policy(cpuct.map(|c| c.get()), fpu.map(|c| c.get()));
     if let Some(dir) = egdb {
         player = player.with_tables(shared_tables(dir, variant)?);
     }

@@ -50,4 +50,4 @@ pub use eval::{Evaluation, Handcrafted};
 pub use mcts::{Decision, MoveBudget, Search, Step, flip_wdl};
 pub use params::{ParamError, RootSelection, SearchParams};
 pub use player::{MoveInfo, Player, PlayerError};
-pub use spec::{PlayerSpec, SpecError};
+pub use spec::{PlayerSpec, SearchConstant, SpecError};

@@ -195,6 +195,24 @@ impl MctsPlayer {
         self
     }
 
+    /// Searches with this PUCT constant and first-play urgency reduction
+    /// instead of match play's defaults ([`SearchParams::for_matches`]);
+    /// `None` keeps a default.
+    pub fn with_tree_policy(
+        mut self,
+        c_puct: Option<f32>,
+        fpu_reduction: Option<f32>,
+    ) -> MctsPlayer {
+        let defaults = SearchParams::for_matches();
+        let params = SearchParams {
+            c_puct: c_puct.unwrap_or(defaults.c_puct),
+            fpu_reduction: fpu_reduction.unwrap_or(defaults.fpu_reduction),
+            ..defaults
+        };
+        self.search = Search::new(&params);
+        self
+    }
+
     /// Runs an alpha-beta proof search of about `nodes` nodes before each
     /// move, and plays a win it proves without searching with MCTS.
     pub fn with_proof_search(mut self, nodes: u64) -> MctsPlayer {
@@ -465,6 +483,8 @@ impl PlayerFactory {
                 movetime,
                 batch,
                 solve,
+                cpuct,
+                fpu,
                 ..
             } => {
                 let evaluator = self
@@ -473,7 +493,8 @@ impl PlayerFactory {
                     .unwrap_or_else(|| Arc::new(UniformEvaluator::new(self.variant)));
                 let mut player =
                     MctsPlayer::new(evaluator, *sims, *movetime, seed, self.spec.to_string())
-                        .with_batch(*batch);
+                        .with_batch(*batch)
+                        .with_tree_policy(cpuct.map(|c| c.get()), fpu.map(|c| c.get()));
                 if let Some(nodes) = solve {
                     player = player.with_proof_search(*nodes);
                 }
@@ -495,4 +516,34 @@ pub fn make_player(
     seed: u64,
 ) -> Result<Box<dyn Player>, PlayerError> {
     Ok(PlayerFactory::new(spec, variant)?.make(seed))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn root_visits(c_puct: Option<f32>, fpu_reduction: Option<f32>) -> Vec<u32> {
+        let evaluator: Arc<dyn Evaluator> = Arc::new(UniformEvaluator::new(Variant::English));
+        let mut player = MctsPlayer::new(evaluator, Some(200), None, 1, "mcts".into())
+            .with_tree_policy(c_puct, fpu_reduction);
+        player.think(&Game::start(Variant::English)).unwrap().visits
+    }
+
+    #[test]
+    fn the_tree_policy_reaches_the_search() {
+        // The uniform evaluator values every position alike.  Without an
+        // exploration term and with a first-play penalty, the first move
+        // visited keeps the visits; match play's constant spreads them over
+        // the seven opening moves.
+        let share_of_most =
+            |v: &[u32]| f64::from(*v.iter().max().unwrap()) / f64::from(v.iter().sum::<u32>());
+        let greedy = root_visits(Some(0.0), Some(1.0));
+        let default = root_visits(None, None);
+        assert_eq!(greedy.len(), 7);
+        assert!(share_of_most(&greedy) > 0.9, "{greedy:?}");
+        assert!(share_of_most(&default) < 0.5, "{default:?}");
+        assert!(default.iter().all(|&n| n > 0), "{default:?}");
+        // Only the given key changes: fpu alone leaves the exploration term.
+        assert_eq!(root_visits(None, Some(0.25)), default);
+    }
 }

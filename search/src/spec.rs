@@ -2,7 +2,8 @@
 //! `alphabeta:depth=6`, `alphabeta:movetime=100ms`, `mcts:model=PATH,sims=200`
 //! (`alphabeta:eval=DIR,movetime=200ms` scores leaves with a learned
 //! evaluation; `backend=cuda` runs its network on a GPU build's backend; `solve=20000`
-//! proves wins with alpha-beta before each MCTS search).
+//! proves wins with alpha-beta before each MCTS search; `cpuct=2.5,fpu=0.4` set
+//! an MCTS player's tree policy).
 
 use std::fmt;
 use std::path::PathBuf;
@@ -49,7 +50,43 @@ pub enum PlayerSpec {
         /// (`solve=N`): a win it proves is played outright (see
         /// [`crate::proof`]); `None` searches with MCTS alone.
         solve: Option<u64>,
+        /// PUCT exploration constant (`cpuct=F`), if not match play's
+        /// default ([`crate::SearchParams::for_matches`]): how far the search
+        /// looks past the moves the network and the values so far prefer.
+        cpuct: Option<SearchConstant>,
+        /// First-play urgency reduction (`fpu=F`), if not the default: how
+        /// much worse than its parent an unvisited move is assumed to be.
+        fpu: Option<SearchConstant>,
     },
+}
+
+/// A finite, non-negative constant of an MCTS player's spec (`cpuct=2.5`):
+/// never NaN, so specs holding one still compare as values.
+#[derive(Clone, Copy, Debug, PartialEq, PartialOrd)]
+pub struct SearchConstant(f32);
+
+impl Eq for SearchConstant {}
+
+impl SearchConstant {
+    /// Largest constant a spec takes: far past any useful setting, small
+    /// enough that no product in the search overflows.
+    pub const MAX: f32 = 100.0;
+
+    /// The constant, or `None` when it is not finite or outside `0..=MAX`.
+    pub fn new(value: f32) -> Option<SearchConstant> {
+        (value.is_finite() && (0.0..=Self::MAX).contains(&value)).then_some(SearchConstant(value))
+    }
+
+    /// Its value.
+    pub fn get(self) -> f32 {
+        self.0
+    }
+}
+
+impl fmt::Display for SearchConstant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
 }
 
 /// Largest alpha-beta transposition table (`hash=`), in MiB: more than any
@@ -87,6 +124,18 @@ pub fn parse_duration(s: &str) -> Result<Duration, SpecError> {
         return Err(bad());
     }
     Ok(Duration::from_secs_f64(v * scale))
+}
+
+fn parse_constant(key: &str, v: &str) -> Result<SearchConstant, SpecError> {
+    v.parse::<f32>()
+        .ok()
+        .and_then(SearchConstant::new)
+        .ok_or_else(|| {
+            SpecError(format!(
+                "{key} must be a number from 0 to {}, not '{v}'",
+                SearchConstant::MAX
+            ))
+        })
 }
 
 fn parse_u32(key: &str, v: &str, max: u32) -> Result<u32, SpecError> {
@@ -212,7 +261,7 @@ impl FromStr for PlayerSpec {
                 let (mut model, mut sims, mut movetime, mut egdb) = (None, None, None, None);
                 let mut batch = DEFAULT_MCTS_BATCH;
                 let mut backend = DeviceChoice::default();
-                let mut solve = None;
+                let (mut solve, mut cpuct, mut fpu) = (None, None, None);
                 for (k, v) in pairs {
                     if search_key(k, v, &mut movetime, &mut egdb)? {
                         continue;
@@ -222,6 +271,8 @@ impl FromStr for PlayerSpec {
                         "sims" => sims = Some(parse_u32(k, v, 10_000_000)?),
                         "batch" => batch = parse_u32(k, v, 256)?,
                         "solve" => solve = Some(u64::from(parse_u32(k, v, MAX_SOLVE_NODES)?)),
+                        "cpuct" => cpuct = Some(parse_constant(k, v)?),
+                        "fpu" => fpu = Some(parse_constant(k, v)?),
                         "backend" => {
                             backend = v
                                 .parse()
@@ -230,7 +281,7 @@ impl FromStr for PlayerSpec {
                         _ => {
                             return Err(unknown(
                                 k,
-                                "model, sims, movetime, egdb, batch, backend, solve",
+                                "model, sims, movetime, egdb, batch, backend, solve, cpuct, fpu",
                             ));
                         }
                     }
@@ -244,6 +295,8 @@ impl FromStr for PlayerSpec {
                     batch,
                     backend,
                     solve,
+                    cpuct,
+                    fpu,
                 })
             }
             _ => Err(SpecError(format!(
@@ -284,6 +337,8 @@ impl fmt::Display for PlayerSpec {
                 batch,
                 backend,
                 solve,
+                cpuct,
+                fpu,
             } => (
                 "mcts",
                 vec![
@@ -294,6 +349,8 @@ impl fmt::Display for PlayerSpec {
                     (*batch != DEFAULT_MCTS_BATCH).then(|| format!("batch={batch}")),
                     (*backend != DeviceChoice::default()).then(|| format!("backend={backend}")),
                     solve.map(|n| format!("solve={n}")),
+                    cpuct.map(|c| format!("cpuct={c}")),
+                    fpu.map(|c| format!("fpu={c}")),
                 ],
             ),
         };
@@ -360,6 +417,8 @@ mod tests {
             "mcts:movetime=200ms,batch=1",
             "mcts:model=m,sims=8,backend=cuda",
             "mcts:model=m,sims=32,solve=20000",
+            "mcts:model=m,movetime=200ms,cpuct=2.5,fpu=0",
+            "mcts:sims=8,fpu=0.4",
             "alphabeta:movetime=1ms",
         ] {
             assert_eq!(s.parse::<PlayerSpec>().unwrap().to_string(), s);
@@ -397,6 +456,12 @@ mod tests {
             "alphabeta:depth=2,eval=",
             "alphabeta:eval=m",
             "alphabeta:depth=2,eval=m,quant=int8",
+            "mcts:sims=5,cpuct=-1",
+            "mcts:sims=5,cpuct=nan",
+            "mcts:sims=5,cpuct=inf",
+            "mcts:sims=5,fpu=101",
+            "mcts:sims=5,fpu=",
+            "alphabeta:depth=2,cpuct=2",
         ] {
             assert!(bad.parse::<PlayerSpec>().is_err(), "{bad}");
         }

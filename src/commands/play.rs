@@ -120,6 +120,8 @@ pub fn run(args: &Args) -> CliResult {
             batch: tammi_search::spec::DEFAULT_MCTS_BATCH,
             backend: Default::default(),
             solve: None,
+            cpuct: None,
+            fpu: None,
         },
         (None, Some(p)) => p.clone(),
         (None, None) => "alphabeta:depth=8".parse().expect("valid default spec"),

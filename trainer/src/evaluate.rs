@@ -73,6 +73,8 @@ fn mcts(
         batch,
         backend,
         solve: None,
+        cpuct: None,
+        fpu: None,
     }
 }
 

@@ -72,6 +72,8 @@ fn mcts(model: &Path) -> PlayerSpec {
         batch: 1,
         backend: Default::default(),
         solve: None,
+        cpuct: None,
+        fpu: None,
     }
 }
 
@@ -218,6 +220,8 @@ fn a_tiny_konane_run_learns_to_beat_random_and_the_uniform_player() {
         batch: 1,
         backend: Default::default(),
         solve: Some(20_000),
+        cpuct: None,
+        fpu: None,
     };
     let source = OpeningSource::Random { plies: 4 };
     let vs_random = score_in(
