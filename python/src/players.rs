@@ -8,19 +8,16 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::time::Instant;
 use tammi_evaluator::matchplay::{MatchConfig, MatchResult, run_match};
-use tammi_model::{Evaluator, load_evaluator};
 use tammi_rules::{Game, Variant};
 use tammi_search::PlayerSpec;
 use tammi_search::alphabeta::{AlphaBeta, SearchLimits};
 use tammi_search::mcts::Decision;
 use tammi_search::nnue::LeafEval;
 use tammi_search::openings::{OpeningSource, load_openings};
-use tammi_search::player::{
-    MctsPlayer, Player, PlayerError, PlayerFactory, alphabeta_engine, shared_tables,
-};
+use tammi_search::player::{MctsPlayer, Player, PlayerError, PlayerFactory, alphabeta_engine};
 
 /// What a spec needs in one variant: its player, and what analysis uses
 /// (the alpha-beta engine for the principal variation, the MCTS search for
@@ -57,36 +54,6 @@ impl PyPlayer {
             }),
         })
     }
-}
-
-/// The MCTS player of an `mcts` spec, for its visit counts.
-fn mcts_player(
-    spec: &PlayerSpec,
-    variant: Variant,
-    seed: u64,
-) -> Result<Option<MctsPlayer>, PlayerError> {
-    let PlayerSpec::Mcts {
-        model,
-        sims,
-        movetime,
-        egdb,
-        batch,
-        backend,
-        cpuct,
-        fpu,
-        ..
-    } = spec
-    else {
-        return Ok(None);
-    };
-    let evaluator: Arc<dyn Evaluator> = load_evaluator(model.as_deref(), variant, *backend)?;
-    let mut player = MctsPlayer::new(evaluator, *sims, *movetime, seed, spec.to_string())
-        .with_batch(*batch)
-        .with_tree_policy(cpuct.map(|c| c.get()), fpu.map(|c| c.get()));
-    if let Some(dir) = egdb {
-        player = player.with_tables(shared_tables(dir, variant)?);
-    }
-    Ok(Some(player))
 }
 
 /// What `analyze` found, before it becomes a dict.
@@ -169,7 +136,7 @@ impl PyPlayer {
                 }
                 if matches!(spec, PlayerSpec::Mcts { .. }) {
                     if seat.mcts.is_none() {
-                        seat.mcts = mcts_player(&spec, variant, seed)?;
+                        seat.mcts = PlayerFactory::new(&spec, variant)?.make_mcts(seed);
                     }
                     let mcts = seat.mcts.as_mut().expect("an mcts spec");
                     return Ok(Analysis::Mcts(mcts.think(&g)?));

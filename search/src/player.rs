@@ -478,32 +478,43 @@ impl PlayerFactory {
                     None => player,
                 })
             }
-            PlayerSpec::Mcts {
-                sims,
-                movetime,
-                batch,
-                solve,
-                cpuct,
-                fpu,
-                ..
-            } => {
-                let evaluator = self
-                    .evaluator
-                    .clone()
-                    .unwrap_or_else(|| Arc::new(UniformEvaluator::new(self.variant)));
-                let mut player =
-                    MctsPlayer::new(evaluator, *sims, *movetime, seed, self.spec.to_string())
-                        .with_batch(*batch)
-                        .with_tree_policy(cpuct.map(|c| c.get()), fpu.map(|c| c.get()));
-                if let Some(nodes) = solve {
-                    player = player.with_proof_search(*nodes);
-                }
-                if let Some(t) = &self.tables {
-                    player = player.with_tables(t.clone());
-                }
-                Box::new(player)
-            }
+            PlayerSpec::Mcts { .. } => Box::new(
+                self.make_mcts(seed)
+                    .expect("make_mcts makes a player of every mcts spec"),
+            ),
         }
+    }
+
+    /// The MCTS player of an `mcts` spec as its own type, for what only it
+    /// reports (the visits and values of [`MctsPlayer::think`]); `None` for
+    /// the other kinds.
+    pub fn make_mcts(&self, seed: u64) -> Option<MctsPlayer> {
+        let PlayerSpec::Mcts {
+            sims,
+            movetime,
+            batch,
+            solve,
+            cpuct,
+            fpu,
+            ..
+        } = &self.spec
+        else {
+            return None;
+        };
+        let evaluator = self
+            .evaluator
+            .clone()
+            .unwrap_or_else(|| Arc::new(UniformEvaluator::new(self.variant)));
+        let mut player = MctsPlayer::new(evaluator, *sims, *movetime, seed, self.spec.to_string())
+            .with_batch(*batch)
+            .with_tree_policy(cpuct.map(|c| c.get()), fpu.map(|c| c.get()));
+        if let Some(nodes) = solve {
+            player = player.with_proof_search(*nodes);
+        }
+        if let Some(t) = &self.tables {
+            player = player.with_tables(t.clone());
+        }
+        Some(player)
     }
 }
 
