@@ -40,6 +40,16 @@ def test_best_move_and_analysis():
     assert sum(v for _, v, _ in m["visits"]) >= 60
     assert len(m["wdl"]) == 3 and abs(sum(m["wdl"]) - 1) < 1e-3
     assert m["best"] in tammi.Game().legal_moves()
+    # The spec's tree policy reaches the analysed search: one leaf at a time
+    # (no virtual loss), without exploration and with a first-play penalty,
+    # the uniform evaluator's search keeps to the first move it visits.
+    def visits(spec):
+        return [v for _, v, _ in tammi.Player(spec).analyze(tammi.Game())["visits"]]
+
+    greedy = visits("mcts:sims=200,batch=1,cpuct=0,fpu=1")
+    assert max(greedy) > 0.9 * sum(greedy), greedy
+    spread = visits("mcts:sims=200,batch=1")
+    assert max(spread) < 0.5 * sum(spread), spread
     r = tammi.Player("random", seed=5)
     g = tammi.Game("international")
     assert r.best_move(g) in g.legal_moves()
