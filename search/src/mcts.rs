@@ -267,6 +267,13 @@ impl Search {
         }
     }
 
+    /// Searches from now on with this PUCT constant and first-play urgency
+    /// reduction; everything else (tables, the tree kept for reuse) stays.
+    pub fn set_tree_policy(&mut self, c_puct: f32, fpu_reduction: f32) {
+        self.params.c_puct = c_puct;
+        self.params.fpu_reduction = fpu_reduction;
+    }
+
     /// Uses endgame tables (or none): from the next node created on, a
     /// position in them is a terminal node with its exact value.  The tables
     /// must be for the game's variant (other positions are never found in them).

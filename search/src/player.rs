@@ -197,19 +197,17 @@ impl MctsPlayer {
 
     /// Searches with this PUCT constant and first-play urgency reduction
     /// instead of match play's defaults ([`SearchParams::for_matches`]);
-    /// `None` keeps a default.
+    /// `None` keeps a default.  Keeps what the other `with_` calls set.
     pub fn with_tree_policy(
         mut self,
         c_puct: Option<f32>,
         fpu_reduction: Option<f32>,
     ) -> MctsPlayer {
         let defaults = SearchParams::for_matches();
-        let params = SearchParams {
-            c_puct: c_puct.unwrap_or(defaults.c_puct),
-            fpu_reduction: fpu_reduction.unwrap_or(defaults.fpu_reduction),
-            ..defaults
-        };
-        self.search = Search::new(&params);
+        self.search.set_tree_policy(
+            c_puct.unwrap_or(defaults.c_puct),
+            fpu_reduction.unwrap_or(defaults.fpu_reduction),
+        );
         self
     }
 
