@@ -27,6 +27,14 @@
 //! `[0, 1, 0]`, loss `[0, 0, 1]` for its side to move).  Terminal nodes are
 //! never sent to the evaluator nor expanded.
 //!
+//! # Forced moves
+//!
+//! With [`SearchParams::forced_extension`], a node with one legal move is
+//! expanded when a walk first reaches it, without an evaluation (its only
+//! edge gets prior 1), and the walk goes on; the evaluation is asked for the
+//! first node past the forced plies.  The forced node's statistics are those
+//! backed up through it, as for any node.
+//!
 //! # Storage
 //!
 //! Nodes and edges live in flat vectors indexed by `u32`; a node's edges are a
@@ -234,6 +242,12 @@ pub struct Search {
 /// Walks between two looks at the clock when no evaluation intervenes.
 const WALKS_PER_CLOCK_CHECK: u32 = 64;
 
+/// Forced plies one walk plays without evaluations
+/// ([`SearchParams::forced_extension`]) before it stops at a leaf anyway:
+/// longer than any exchange, and a bound where no draw rule ends a cycle of
+/// forced moves.
+const MAX_FORCED_EXTENSION: u32 = 16;
+
 impl Search {
     /// A search with these settings.
     pub fn new(params: &SearchParams) -> Search {
@@ -272,6 +286,12 @@ impl Search {
     pub fn set_tree_policy(&mut self, c_puct: f32, fpu_reduction: f32) {
         self.params.c_puct = c_puct;
         self.params.fpu_reduction = fpu_reduction;
+    }
+
+    /// Turns [`SearchParams::forced_extension`] on or off from the next
+    /// walk on; the tree kept for reuse stays valid either way.
+    pub fn set_forced_extension(&mut self, on: bool) {
+        self.params.forced_extension = on;
     }
 
     /// Uses endgame tables (or none): from the next node created on, a
@@ -634,12 +654,30 @@ impl Search {
     /// first terminal or unexpanded node, creating it if new.
     fn descend(&mut self) -> u32 {
         let mut node = 0u32;
+        let mut forced = 0;
         loop {
             let n = &self.tree.nodes[node as usize];
-            if n.terminal.is_some() || !n.expanded {
+            if n.terminal.is_some() {
                 return node;
             }
-            let e = if node == 0 && self.params.root_selection == RootSelection::Gumbel {
+            if !n.expanded {
+                let extend = self.params.forced_extension
+                    && n.edge_len == 1
+                    && node != 0
+                    && forced < MAX_FORCED_EXTENSION;
+                if !extend {
+                    return node;
+                }
+                // The only move needs no prior: play it inside the tree and
+                // let the evaluation fall on the position after it.
+                forced += 1;
+                self.tree.priors[n.edge_start as usize] = 1.0;
+                self.tree.nodes[node as usize].expanded = true;
+            }
+            let n = &self.tree.nodes[node as usize];
+            let e = if n.edge_len == 1 && node != 0 {
+                n.edge_start
+            } else if node == 0 && self.params.root_selection == RootSelection::Gumbel {
                 self.gumbel_next()
             } else {
                 self.pick_edge(node)
@@ -1127,6 +1165,93 @@ mod tests {
             let t = wdl_triple(w);
             assert_eq!(t[0] - t[2], w.value());
             assert_eq!(t.iter().sum::<f32>(), 1.0);
+        }
+    }
+
+    /// Uniform priors and a value drawn from the position's hash, so the
+    /// backed-up statistics differ from node to node; records how many
+    /// legal moves each evaluated position had.
+    struct Hashed {
+        legal_moves: std::sync::Mutex<Vec<usize>>,
+    }
+
+    impl Evaluator for Hashed {
+        fn variant(&self) -> tammi_rules::Variant {
+            tammi_rules::Variant::English
+        }
+        fn evaluate(
+            &self,
+            batch: &[EvalRequest<'_>],
+            out: &mut Vec<EvalResult>,
+        ) -> Result<(), ModelError> {
+            out.resize_with(batch.len(), EvalResult::default);
+            for (r, o) in batch.iter().zip(out.iter_mut()) {
+                self.legal_moves.lock().unwrap().push(r.moves.len());
+                let n = r.moves.len();
+                o.policy = vec![1.0 / n as f32; n];
+                let win = (r.position.hash() % 101) as f32 / 100.0;
+                o.wdl = [win, 0.0, 1.0 - win];
+            }
+            Ok(())
+        }
+    }
+
+    /// After 11-15 White's 22-18 leaves Black one legal move (15x22), so the
+    /// tree below the root holds forced nodes.
+    fn search_after_11_15(forced_extension: bool, batch: usize) -> (Search, Vec<usize>) {
+        let mut game = Game::start(tammi_rules::Variant::English);
+        game.play_text("11-15").unwrap();
+        let params = SearchParams {
+            forced_extension,
+            ..SearchParams::for_matches()
+        };
+        let evaluator = Hashed {
+            legal_moves: Default::default(),
+        };
+        let mut search = Search::new(&params);
+        let budget = MoveBudget {
+            simulations: 300,
+            explore: false,
+        };
+        let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(3);
+        let decision = search
+            .think_batched(&game, &evaluator, budget, None, batch, &mut rng)
+            .unwrap();
+        assert_eq!(
+            decision.visits.iter().sum::<u32>() + 1,
+            decision.root_visits
+        );
+        (search, evaluator.legal_moves.into_inner().unwrap())
+    }
+
+    #[test]
+    fn forced_nodes_are_passed_through_without_an_evaluation() {
+        for batch in [1, 8] {
+            let (_, without) = search_after_11_15(false, batch);
+            assert!(without.contains(&1), "the test needs forced leaves");
+            let (search, with) = search_after_11_15(true, batch);
+            assert!(
+                !with.contains(&1),
+                "batch {batch}: a forced node was evaluated"
+            );
+            assert!(with.len() <= 300 && with.len() > 250, "{}", with.len());
+            // A forced node's statistics are exactly its child's, seen from
+            // the other side: nothing of its own was backed up.
+            let tree = &search.tree;
+            let mut forced = 0;
+            for node in tree.nodes.iter().skip(1) {
+                if node.edge_len != 1 || !node.expanded {
+                    continue;
+                }
+                forced += 1;
+                let child = &tree.nodes[tree.children[node.edge_start as usize] as usize];
+                assert_eq!(node.visits, child.visits);
+                assert_eq!(
+                    node.wdl_sum,
+                    [child.wdl_sum[2], child.wdl_sum[1], child.wdl_sum[0]]
+                );
+            }
+            assert!(forced > 0, "batch {batch}: no forced node was visited");
         }
     }
 

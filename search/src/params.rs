@@ -57,6 +57,13 @@ pub struct SearchParams {
     /// (value targets) stay the game's; only move choice and the improved
     /// policy see this.  In `[-1, 1]`.
     pub draw_value: f32,
+    /// A node with exactly one legal move (a forced capture, mostly) is
+    /// expanded without asking the evaluator, and the walk goes on to its
+    /// child: the forced reply is played inside the tree, so the network
+    /// call values the position past it, with the exchange settled, and no
+    /// call is spent on a node whose only choice is known.  Off = every
+    /// leaf is evaluated, forced or not.
+    pub forced_extension: bool,
 }
 
 impl Default for SearchParams {
@@ -75,6 +82,7 @@ impl Default for SearchParams {
             gumbel_c_visit: 50.0,
             gumbel_c_scale: 0.1,
             draw_value: 0.0,
+            forced_extension: false,
         }
     }
 }

@@ -211,6 +211,13 @@ impl MctsPlayer {
         self
     }
 
+    /// Plays forced moves inside the tree without evaluating them (`true`),
+    /// or evaluates every leaf (`false`): [`SearchParams::forced_extension`].
+    pub fn with_forced_extension(mut self, on: bool) -> MctsPlayer {
+        self.search.set_forced_extension(on);
+        self
+    }
+
     /// Runs an alpha-beta proof search of about `nodes` nodes before each
     /// move, and plays a win it proves without searching with MCTS.
     pub fn with_proof_search(mut self, nodes: u64) -> MctsPlayer {
@@ -494,6 +501,7 @@ impl PlayerFactory {
             solve,
             cpuct,
             fpu,
+            forced,
             ..
         } = &self.spec
         else {
@@ -506,6 +514,9 @@ impl PlayerFactory {
         let mut player = MctsPlayer::new(evaluator, *sims, *movetime, seed, self.spec.to_string())
             .with_batch(*batch)
             .with_tree_policy(cpuct.map(|c| c.get()), fpu.map(|c| c.get()));
+        if let Some(on) = forced {
+            player = player.with_forced_extension(*on);
+        }
         if let Some(nodes) = solve {
             player = player.with_proof_search(*nodes);
         }

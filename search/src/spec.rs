@@ -3,7 +3,8 @@
 //! (`alphabeta:eval=DIR,movetime=200ms` scores leaves with a learned
 //! evaluation; `backend=cuda` runs its network on a GPU build's backend; `solve=20000`
 //! proves wins with alpha-beta before each MCTS search; `cpuct=2.5,fpu=0.4` set
-//! an MCTS player's tree policy).
+//! an MCTS player's tree policy; `forced=on` plays forced moves inside its
+//! tree without evaluating them).
 
 use std::fmt;
 use std::path::PathBuf;
@@ -57,6 +58,10 @@ pub enum PlayerSpec {
         /// First-play urgency reduction (`fpu=F`), if not the default: how
         /// much worse than its parent an unvisited move is assumed to be.
         fpu: Option<SearchConstant>,
+        /// Forced moves played inside the tree without an evaluation
+        /// (`forced=on`) or evaluated like any leaf (`forced=off`), if not
+        /// match play's default ([`crate::SearchParams::forced_extension`]).
+        forced: Option<bool>,
     },
 }
 
@@ -124,6 +129,15 @@ pub fn parse_duration(s: &str) -> Result<Duration, SpecError> {
         return Err(bad());
     }
     Ok(Duration::from_secs_f64(v * scale))
+}
+
+/// `on` or `off`.
+fn parse_switch(key: &str, v: &str) -> Result<bool, SpecError> {
+    match v {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        _ => Err(SpecError(format!("{key} must be on or off, not '{v}'"))),
+    }
 }
 
 fn parse_constant(key: &str, v: &str) -> Result<SearchConstant, SpecError> {
@@ -261,7 +275,7 @@ impl FromStr for PlayerSpec {
                 let (mut model, mut sims, mut movetime, mut egdb) = (None, None, None, None);
                 let mut batch = DEFAULT_MCTS_BATCH;
                 let mut backend = DeviceChoice::default();
-                let (mut solve, mut cpuct, mut fpu) = (None, None, None);
+                let (mut solve, mut cpuct, mut fpu, mut forced) = (None, None, None, None);
                 for (k, v) in pairs {
                     if search_key(k, v, &mut movetime, &mut egdb)? {
                         continue;
@@ -273,6 +287,7 @@ impl FromStr for PlayerSpec {
                         "solve" => solve = Some(u64::from(parse_u32(k, v, MAX_SOLVE_NODES)?)),
                         "cpuct" => cpuct = Some(parse_constant(k, v)?),
                         "fpu" => fpu = Some(parse_constant(k, v)?),
+                        "forced" => forced = Some(parse_switch(k, v)?),
                         "backend" => {
                             backend = v
                                 .parse()
@@ -281,7 +296,7 @@ impl FromStr for PlayerSpec {
                         _ => {
                             return Err(unknown(
                                 k,
-                                "model, sims, movetime, egdb, batch, backend, solve, cpuct, fpu",
+                                "model, sims, movetime, egdb, batch, backend, solve, cpuct, fpu, forced",
                             ));
                         }
                     }
@@ -297,6 +312,7 @@ impl FromStr for PlayerSpec {
                     solve,
                     cpuct,
                     fpu,
+                    forced,
                 })
             }
             _ => Err(SpecError(format!(
@@ -339,6 +355,7 @@ impl fmt::Display for PlayerSpec {
                 solve,
                 cpuct,
                 fpu,
+                forced,
             } => (
                 "mcts",
                 vec![
@@ -351,6 +368,7 @@ impl fmt::Display for PlayerSpec {
                     solve.map(|n| format!("solve={n}")),
                     cpuct.map(|c| format!("cpuct={c}")),
                     fpu.map(|c| format!("fpu={c}")),
+                    forced.map(|on| format!("forced={}", if on { "on" } else { "off" })),
                 ],
             ),
         };
@@ -419,6 +437,8 @@ mod tests {
             "mcts:model=m,sims=32,solve=20000",
             "mcts:model=m,movetime=200ms,cpuct=2.5,fpu=0",
             "mcts:sims=8,fpu=0.4",
+            "mcts:sims=8,forced=on",
+            "mcts:model=m,movetime=200ms,cpuct=2,forced=off",
             "alphabeta:movetime=1ms",
         ] {
             assert_eq!(s.parse::<PlayerSpec>().unwrap().to_string(), s);
@@ -460,6 +480,9 @@ mod tests {
             "mcts:sims=5,cpuct=nan",
             "mcts:sims=5,cpuct=inf",
             "mcts:sims=5,fpu=101",
+            "mcts:sims=5,forced=yes",
+            "mcts:sims=5,forced=",
+            "alphabeta:depth=2,forced=on",
             "mcts:sims=5,fpu=",
             "alphabeta:depth=2,cpuct=2",
         ] {

@@ -43,6 +43,9 @@ pub struct SelfPlayConfig {
     /// (win 1, loss -1; 0 = the game's value, below 0 = both sides avoid
     /// draws).  Value targets keep the game's result.
     pub draw_value: f32,
+    /// Forced moves are played inside the search tree without an
+    /// evaluation; the network values the position after them.
+    pub forced_extension: bool,
     /// Playout-cap randomization: fraction of moves searched with
     /// `simulations` and recorded as policy targets; the others get
     /// `cheap_simulations` and no noise.  1 = every move searched fully.
@@ -109,6 +112,7 @@ impl Default for SelfPlayConfig {
             gumbel_c_visit: p.gumbel_c_visit,
             gumbel_c_scale: p.gumbel_c_scale,
             draw_value: p.draw_value,
+            forced_extension: p.forced_extension,
             full_search_fraction: 1.0,
             cheap_simulations: 16,
             resign_value: -1.0,
@@ -206,6 +210,7 @@ impl SelfPlayConfig {
             gumbel_c_visit: self.gumbel_c_visit,
             gumbel_c_scale: self.gumbel_c_scale,
             draw_value: self.draw_value,
+            forced_extension: self.forced_extension,
         }
     }
 

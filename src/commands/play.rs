@@ -122,6 +122,7 @@ pub fn run(args: &Args) -> CliResult {
             solve: None,
             cpuct: None,
             fpu: None,
+            forced: None,
         },
         (None, Some(p)) => p.clone(),
         (None, None) => "alphabeta:depth=8".parse().expect("valid default spec"),

@@ -75,6 +75,7 @@ fn mcts(
         solve: None,
         cpuct: None,
         fpu: None,
+        forced: None,
     }
 }
 

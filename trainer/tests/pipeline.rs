@@ -74,6 +74,7 @@ fn mcts(model: &Path) -> PlayerSpec {
         solve: None,
         cpuct: None,
         fpu: None,
+        forced: None,
     }
 }
 
@@ -222,6 +223,7 @@ fn a_tiny_konane_run_learns_to_beat_random_and_the_uniform_player() {
         solve: Some(20_000),
         cpuct: None,
         fpu: None,
+        forced: None,
     };
     let source = OpeningSource::Random { plies: 4 };
     let vs_random = score_in(
