@@ -68,6 +68,25 @@ fn no_moves_wdl(pos: &Position) -> [f32; 3] {
 /// W/D/L of a drawn position.
 const DRAW: [f32; 3] = [0.0, 1.0, 0.0];
 
+/// Applies the policy temperature `t` to one node's priors in place: each
+/// raised to `1 / t`, then scaled to the sum they had (priors of moves the
+/// network gave nothing stay 0).  `t == 1` leaves them untouched.
+fn sharpen_priors(priors: &mut [f32], t: f32) {
+    if t == 1.0 {
+        return;
+    }
+    let (before, inv_t) = (priors.iter().sum::<f32>(), 1.0 / t);
+    let mut after = 0.0f32;
+    for p in priors.iter_mut() {
+        *p = p.powf(inv_t);
+        after += *p;
+    }
+    if after > 0.0 && after.is_finite() {
+        let scale = before / after;
+        priors.iter_mut().for_each(|p| *p *= scale);
+    }
+}
+
 /// Swaps win and loss: the same result seen from the other side.
 #[inline]
 pub fn flip_wdl(wdl: [f32; 3]) -> [f32; 3] {
@@ -292,6 +311,13 @@ impl Search {
     /// walk on; the tree kept for reuse stays valid either way.
     pub fn set_forced_extension(&mut self, on: bool) {
         self.params.forced_extension = on;
+    }
+
+    /// Reads the network's priors at this temperature from the next
+    /// expansion on ([`SearchParams::policy_temperature`]; above 0).
+    pub fn set_policy_temperature(&mut self, t: f32) {
+        debug_assert!(t.is_finite() && t > 0.0, "policy temperature {t}");
+        self.params.policy_temperature = t;
     }
 
     /// Uses endgame tables (or none): from the next node created on, a
@@ -709,9 +735,11 @@ impl Search {
         let n = &mut self.tree.nodes[leaf as usize];
         let r = n.edge_start as usize..(n.edge_start + n.edge_len) as usize;
         debug_assert_eq!(result.policy.len(), r.len());
-        for (p, &q) in self.tree.priors[r].iter_mut().zip(&result.policy) {
+        let priors = &mut self.tree.priors[r];
+        for (p, &q) in priors.iter_mut().zip(&result.policy) {
             *p = if q.is_finite() && q > 0.0 { q } else { 0.0 };
         }
+        sharpen_priors(priors, self.params.policy_temperature);
         n.expanded = true;
         let wdl = if result.wdl.iter().all(|x| x.is_finite()) {
             result.wdl
@@ -1158,6 +1186,22 @@ impl Search {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn policy_temperature_flattens_and_keeps_the_mass() {
+        let mut p = [0.64, 0.36, 0.0];
+        sharpen_priors(&mut p, 2.0);
+        // sqrt: 0.8 and 0.6, rescaled to their old sum of 1.
+        assert!((p[0] - 0.8 / 1.4).abs() < 1e-6, "{p:?}");
+        assert!((p[1] - 0.6 / 1.4).abs() < 1e-6, "{p:?}");
+        assert_eq!(p[2], 0.0);
+        let mut q = [0.5, 0.3, 0.2];
+        sharpen_priors(&mut q, 1.0);
+        assert_eq!(q, [0.5, 0.3, 0.2]);
+        sharpen_priors(&mut q, 0.5);
+        assert!(q[0] > 0.5 && q[2] < 0.2, "{q:?}");
+        assert!((q.iter().sum::<f32>() - 1.0).abs() < 1e-6);
+    }
 
     #[test]
     fn triples_follow_the_value_convention() {

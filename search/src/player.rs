@@ -218,6 +218,13 @@ impl MctsPlayer {
         self
     }
 
+    /// Reads the network's priors at this temperature in the tree:
+    /// [`SearchParams::policy_temperature`].
+    pub fn with_policy_temperature(mut self, t: f32) -> MctsPlayer {
+        self.search.set_policy_temperature(t);
+        self
+    }
+
     /// Runs an alpha-beta proof search of about `nodes` nodes before each
     /// move, and plays a win it proves without searching with MCTS.
     pub fn with_proof_search(mut self, nodes: u64) -> MctsPlayer {
@@ -502,6 +509,7 @@ impl PlayerFactory {
             cpuct,
             fpu,
             forced,
+            ptemp,
             ..
         } = &self.spec
         else {
@@ -516,6 +524,9 @@ impl PlayerFactory {
             .with_tree_policy(cpuct.map(|c| c.get()), fpu.map(|c| c.get()));
         if let Some(on) = forced {
             player = player.with_forced_extension(*on);
+        }
+        if let Some(t) = ptemp {
+            player = player.with_policy_temperature(t.get());
         }
         if let Some(nodes) = solve {
             player = player.with_proof_search(*nodes);

@@ -62,6 +62,9 @@ pub enum PlayerSpec {
         /// (`forced=on`) or evaluated like any leaf (`forced=off`), if not
         /// match play's default ([`crate::SearchParams::forced_extension`]).
         forced: Option<bool>,
+        /// Temperature of the network's priors in the tree (`ptemp=F`, above
+        /// 0), if not 1: [`crate::SearchParams::policy_temperature`].
+        ptemp: Option<SearchConstant>,
     },
 }
 
@@ -147,6 +150,20 @@ fn parse_constant(key: &str, v: &str) -> Result<SearchConstant, SpecError> {
         .ok_or_else(|| {
             SpecError(format!(
                 "{key} must be a number from 0 to {}, not '{v}'",
+                SearchConstant::MAX
+            ))
+        })
+}
+
+/// A temperature: a constant as [`parse_constant`] takes, above 0.
+fn parse_temperature(key: &str, v: &str) -> Result<SearchConstant, SpecError> {
+    v.parse::<f32>()
+        .ok()
+        .filter(|&t| t > 0.0)
+        .and_then(SearchConstant::new)
+        .ok_or_else(|| {
+            SpecError(format!(
+                "{key} must be a number above 0 and at most {}, not '{v}'",
                 SearchConstant::MAX
             ))
         })
@@ -276,6 +293,7 @@ impl FromStr for PlayerSpec {
                 let mut batch = DEFAULT_MCTS_BATCH;
                 let mut backend = DeviceChoice::default();
                 let (mut solve, mut cpuct, mut fpu, mut forced) = (None, None, None, None);
+                let mut ptemp = None;
                 for (k, v) in pairs {
                     if search_key(k, v, &mut movetime, &mut egdb)? {
                         continue;
@@ -288,6 +306,7 @@ impl FromStr for PlayerSpec {
                         "cpuct" => cpuct = Some(parse_constant(k, v)?),
                         "fpu" => fpu = Some(parse_constant(k, v)?),
                         "forced" => forced = Some(parse_switch(k, v)?),
+                        "ptemp" => ptemp = Some(parse_temperature(k, v)?),
                         "backend" => {
                             backend = v
                                 .parse()
@@ -296,7 +315,7 @@ impl FromStr for PlayerSpec {
                         _ => {
                             return Err(unknown(
                                 k,
-                                "model, sims, movetime, egdb, batch, backend, solve, cpuct, fpu, forced",
+                                "model, sims, movetime, egdb, batch, backend, solve, cpuct, fpu, forced, ptemp",
                             ));
                         }
                     }
@@ -313,6 +332,7 @@ impl FromStr for PlayerSpec {
                     cpuct,
                     fpu,
                     forced,
+                    ptemp,
                 })
             }
             _ => Err(SpecError(format!(
@@ -356,6 +376,7 @@ impl fmt::Display for PlayerSpec {
                 cpuct,
                 fpu,
                 forced,
+                ptemp,
             } => (
                 "mcts",
                 vec![
@@ -369,6 +390,7 @@ impl fmt::Display for PlayerSpec {
                     cpuct.map(|c| format!("cpuct={c}")),
                     fpu.map(|c| format!("fpu={c}")),
                     forced.map(|on| format!("forced={}", if on { "on" } else { "off" })),
+                    ptemp.map(|t| format!("ptemp={t}")),
                 ],
             ),
         };
@@ -439,6 +461,7 @@ mod tests {
             "mcts:sims=8,fpu=0.4",
             "mcts:sims=8,forced=on",
             "mcts:model=m,movetime=200ms,cpuct=2,forced=off",
+            "mcts:model=m,movetime=200ms,ptemp=1.4",
             "alphabeta:movetime=1ms",
         ] {
             assert_eq!(s.parse::<PlayerSpec>().unwrap().to_string(), s);
@@ -485,6 +508,11 @@ mod tests {
             "alphabeta:depth=2,forced=on",
             "mcts:sims=5,fpu=",
             "alphabeta:depth=2,cpuct=2",
+            "mcts:sims=5,ptemp=0",
+            "mcts:sims=5,ptemp=-1",
+            "mcts:sims=5,ptemp=nan",
+            "mcts:sims=5,ptemp=",
+            "alphabeta:depth=2,ptemp=1.2",
         ] {
             assert!(bad.parse::<PlayerSpec>().is_err(), "{bad}");
         }

@@ -211,6 +211,7 @@ impl SelfPlayConfig {
             gumbel_c_scale: self.gumbel_c_scale,
             draw_value: self.draw_value,
             forced_extension: self.forced_extension,
+            ..SearchParams::default()
         }
     }
 

@@ -123,6 +123,7 @@ pub fn run(args: &Args) -> CliResult {
             cpuct: None,
             fpu: None,
             forced: None,
+            ptemp: None,
         },
         (None, Some(p)) => p.clone(),
         (None, None) => "alphabeta:depth=8".parse().expect("valid default spec"),

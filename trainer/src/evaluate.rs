@@ -76,6 +76,7 @@ fn mcts(
         cpuct: None,
         fpu: None,
         forced: None,
+        ptemp: None,
     }
 }
 

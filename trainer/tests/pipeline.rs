@@ -75,6 +75,7 @@ fn mcts(model: &Path) -> PlayerSpec {
         cpuct: None,
         fpu: None,
         forced: None,
+        ptemp: None,
     }
 }
 
@@ -224,6 +225,7 @@ fn a_tiny_konane_run_learns_to_beat_random_and_the_uniform_player() {
         cpuct: None,
         fpu: None,
         forced: None,
+        ptemp: None,
     };
     let source = OpeningSource::Random { plies: 4 };
     let vs_random = score_in(
