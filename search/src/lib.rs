@@ -48,6 +48,6 @@ pub mod tt;
 pub use alphabeta::{AlphaBeta, MATE, SearchLimits, SearchOptions, SearchResult, TABLE_WIN};
 pub use eval::{Evaluation, Handcrafted};
 pub use mcts::{Decision, MoveBudget, Search, Step, flip_wdl};
-pub use params::{ParamError, RootSelection, SearchParams};
+pub use params::{MATCH_POLICY_TEMPERATURE, ParamError, RootSelection, SearchParams};
 pub use player::{MoveInfo, Player, PlayerError};
 pub use spec::{PlayerSpec, SearchConstant, SpecError};

@@ -72,7 +72,8 @@ pub struct SearchParams {
     /// spends more visits on moves the network rates low, which a net
     /// trained on few simulations underrates (Leela Chess Zero plays with
     /// 1.36); 1 reads the priors as the network gives them.  Match play
-    /// only (`ptemp=F` in a player spec); self-play keeps 1.
+    /// reads [`MATCH_POLICY_TEMPERATURE`] (`ptemp=F` in a player spec
+    /// replaces it); self-play keeps 1, what its policy targets assume.
     pub policy_temperature: f32,
 }
 
@@ -108,12 +109,20 @@ pub struct ParamError {
     pub why: &'static str,
 }
 
+/// The policy temperature of match play: the English nets trained by
+/// `configs/default.toml` rate too few moves, and reading their priors at 2
+/// (BENCHMARKS.md, "The network's priors at a temperature") scored 14 to 20
+/// points more against alpha-beta at 2,000 simulations a move than at 1.
+pub const MATCH_POLICY_TEMPERATURE: f32 = 2.0;
+
 impl SearchParams {
     /// Match play: PUCT, no noise, the most visited move, tree reuse, forced
-    /// moves played inside the tree.
+    /// moves played inside the tree, the priors at
+    /// [`MATCH_POLICY_TEMPERATURE`].
     pub fn for_matches() -> SearchParams {
         SearchParams {
             forced_extension: true,
+            policy_temperature: MATCH_POLICY_TEMPERATURE,
             root_selection: RootSelection::Puct,
             dirichlet_fraction: 0.0,
             temperature: 0.0,

@@ -63,7 +63,9 @@ pub enum PlayerSpec {
         /// match play's default ([`crate::SearchParams::forced_extension`]).
         forced: Option<bool>,
         /// Temperature of the network's priors in the tree (`ptemp=F`, above
-        /// 0), if not 1: [`crate::SearchParams::policy_temperature`].
+        /// 0), if not match play's default
+        /// ([`crate::MATCH_POLICY_TEMPERATURE`]):
+        /// [`crate::SearchParams::policy_temperature`].
         ptemp: Option<SearchConstant>,
     },
 }
