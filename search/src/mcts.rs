@@ -71,7 +71,7 @@ const DRAW: [f32; 3] = [0.0, 1.0, 0.0];
 /// Applies the policy temperature `t` to one node's priors in place: each
 /// raised to `1 / t`, then scaled to the sum they had (priors of moves the
 /// network gave nothing stay 0).  `t == 1` leaves them untouched.
-fn sharpen_priors(priors: &mut [f32], t: f32) {
+fn apply_policy_temperature(priors: &mut [f32], t: f32) {
     if t == 1.0 {
         return;
     }
@@ -739,7 +739,7 @@ impl Search {
         for (p, &q) in priors.iter_mut().zip(&result.policy) {
             *p = if q.is_finite() && q > 0.0 { q } else { 0.0 };
         }
-        sharpen_priors(priors, self.params.policy_temperature);
+        apply_policy_temperature(priors, self.params.policy_temperature);
         n.expanded = true;
         let wdl = if result.wdl.iter().all(|x| x.is_finite()) {
             result.wdl
@@ -1190,15 +1190,15 @@ mod tests {
     #[test]
     fn policy_temperature_flattens_and_keeps_the_mass() {
         let mut p = [0.64, 0.36, 0.0];
-        sharpen_priors(&mut p, 2.0);
+        apply_policy_temperature(&mut p, 2.0);
         // sqrt: 0.8 and 0.6, rescaled to their old sum of 1.
         assert!((p[0] - 0.8 / 1.4).abs() < 1e-6, "{p:?}");
         assert!((p[1] - 0.6 / 1.4).abs() < 1e-6, "{p:?}");
         assert_eq!(p[2], 0.0);
         let mut q = [0.5, 0.3, 0.2];
-        sharpen_priors(&mut q, 1.0);
+        apply_policy_temperature(&mut q, 1.0);
         assert_eq!(q, [0.5, 0.3, 0.2]);
-        sharpen_priors(&mut q, 0.5);
+        apply_policy_temperature(&mut q, 0.5);
         assert!(q[0] > 0.5 && q[2] < 0.2, "{q:?}");
         assert!((q.iter().sum::<f32>() - 1.0).abs() < 1e-6);
     }

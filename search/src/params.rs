@@ -69,9 +69,8 @@ pub struct SearchParams {
     /// Temperature of the network's move priors as the tree reads them:
     /// each prior is raised to `1 / T` and the node's priors renormalised
     /// (a softmax of the policy logits divided by `T`).  Above 1 the search
-    /// spends more visits on moves the network rates low, which a net
-    /// trained on few simulations underrates (Leela Chess Zero plays with
-    /// 1.36); 1 reads the priors as the network gives them.  Match play
+    /// spends more visits on moves the network rates low (Leela Chess Zero
+    /// plays with 1.36); 1 reads the priors as the network gives them.  Match play
     /// reads [`MATCH_POLICY_TEMPERATURE`] (`ptemp=F` in a player spec
     /// replaces it); self-play keeps 1, what its policy targets assume.
     pub policy_temperature: f32,
@@ -109,8 +108,8 @@ pub struct ParamError {
     pub why: &'static str,
 }
 
-/// The policy temperature of match play: the English nets trained by
-/// `configs/default.toml` rate too few moves, and reading their priors at 2
+/// The policy temperature of match play: the English campaign's net
+/// (`models/english-default`) rates too few moves, and reading its priors at 2
 /// (BENCHMARKS.md, "The network's priors at a temperature") scored 14 to 20
 /// points more against alpha-beta at 2,000 simulations a move than at 1.
 pub const MATCH_POLICY_TEMPERATURE: f32 = 2.0;

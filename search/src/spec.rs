@@ -159,10 +159,9 @@ fn parse_constant(key: &str, v: &str) -> Result<SearchConstant, SpecError> {
 
 /// A temperature: a constant as [`parse_constant`] takes, above 0.
 fn parse_temperature(key: &str, v: &str) -> Result<SearchConstant, SpecError> {
-    v.parse::<f32>()
+    parse_constant(key, v)
         .ok()
-        .filter(|&t| t > 0.0)
-        .and_then(SearchConstant::new)
+        .filter(|t| t.get() > 0.0)
         .ok_or_else(|| {
             SpecError(format!(
                 "{key} must be a number above 0 and at most {}, not '{v}'",
