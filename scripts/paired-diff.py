@@ -11,6 +11,13 @@ design removes most of the openings' variance, so two arms can be told
 apart with fewer games than their separate intervals suggest.
 
     scripts/paired-diff.py BASELINE.pdn ARM.pdn [ARM.pdn ...]
+
+With --pool the files are instead halves of one longer match played on
+different openings (e.g. ballot openings 1-50 and, from a file, 51-100):
+it prints their pooled score with a 95% interval over the openings, as
+`tammi match` would have for the whole match.
+
+    scripts/paired-diff.py --pool FIRST.pdn SECOND.pdn [MORE.pdn ...]
 """
 import argparse
 import math
@@ -46,12 +53,40 @@ def points_by_opening(path, opponent):
     return out
 
 
+def mean_interval(xs):
+    """Mean of `xs` and the half-width of its 95% normal interval."""
+    n = len(xs)
+    mean = sum(xs) / n
+    sd = math.sqrt(sum((x - mean) ** 2 for x in xs) / (n - 1))
+    return mean, 1.96 * sd / math.sqrt(n)
+
+
+def pooled(paths, opponent):
+    """Prints the score over every opening of `paths`, which must not share one."""
+    by_moves = {}
+    for path in paths:
+        for moves, total in points_by_opening(path, opponent).values():
+            if moves in by_moves:
+                sys.exit(f"{path}: opening {moves!r} is also in {by_moves[moves][0]}")
+            by_moves[moves] = (path, total)
+    if len(by_moves) < 2:
+        sys.exit("fewer than two openings in all")
+    score, half = mean_interval([total / 2 for _, total in by_moves.values()])
+    print(
+        f"{len(paths)} files, {len(by_moves)} openings: score {100 * score:.1f}% "
+        f"[{100 * (score - half):.1f}, {100 * (score + half):.1f}]"
+    )
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("baseline")
     ap.add_argument("arms", nargs="+")
     ap.add_argument("--opponent", default="alphabeta:movetime=200ms")
+    ap.add_argument("--pool", action="store_true", help="pooled score of matches on distinct openings")
     args = ap.parse_args()
+    if args.pool:
+        return pooled([args.baseline] + args.arms, args.opponent)
     base = points_by_opening(args.baseline, args.opponent)
     for arm in args.arms:
         pts = points_by_opening(arm, args.opponent)
@@ -62,9 +97,7 @@ def main():
             sys.exit(f"{arm}: its openings are not the baseline's (same --openings and --seed?)")
         d = [(pts[k][1] - base[k][1]) / 2 for k in shared]
         n = len(d)
-        mean = sum(d) / n
-        sd = math.sqrt(sum((x - mean) ** 2 for x in d) / (n - 1))
-        half = 1.96 * sd / math.sqrt(n)
+        mean, half = mean_interval(d)
         score = sum(pts[k][1] for k in shared) / (2 * n)
         print(
             f"{arm}: {n} openings, score {100 * score:.1f}%, "
