@@ -496,6 +496,7 @@ fn spec_cases() -> Vec<Case> {
         ("mcts:movetime=nan", "duration"),
         ("mcts:sims=8,cpuct=-1", "cpuct"),
         ("mcts:sims=8,ptemp=0", "ptemp"),
+        ("mcts:sims=8,contempt=2", "contempt"),
         ("mcts:model=/nonexistent", "sims=N or movetime=T"),
         ("mcts:sims=8,model=/nonexistent/model", "/nonexistent/model"),
         ("random:seed=x", "seed"),

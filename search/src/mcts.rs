@@ -49,7 +49,7 @@ use rand::Rng;
 use std::sync::Arc;
 use tammi_egdb::{Egdb, Wdl};
 use tammi_model::{EvalRequest, EvalResult, Evaluator, ModelError};
-use tammi_rules::{DrawRules, Game, Move, MoveList, Position};
+use tammi_rules::{Color, DrawRules, Game, Move, MoveList, Position};
 
 const NONE: u32 = u32::MAX;
 /// W/D/L of a side with no legal move: lost.
@@ -106,8 +106,13 @@ struct Node {
     visits: u32,
     /// Sum of backed-up W/D/L, for this node's side to move.
     wdl_sum: [f64; 3],
-    /// The evaluator's value (win - loss) when the node was expanded.
-    net_value: f32,
+    /// The evaluator's win - loss when the node was expanded, for this
+    /// node's side to move.
+    net_win_minus_loss: f32,
+    /// The evaluator's draw probability when the node was expanded: kept
+    /// apart so that what a draw is worth is applied when the value is read
+    /// ([`Search::draw_value_for`]), for whichever side the root is then.
+    net_draw: f32,
     /// Simulations through this node whose leaf waits for its evaluation
     /// ([`Search::think_batched`]); each counts as a lost visit for the
     /// parent's side while it waits (virtual loss).  0 outside a batch.
@@ -117,8 +122,8 @@ struct Node {
 impl Node {
     /// Sum of the backed-up utilities for the side to move of this node's
     /// parent: win - loss seen from that side (`same_side`: the child keeps
-    /// the mover, a removal under huffing), plus `draw_value` per draw, which
-    /// is worth the same to both sides and so does not flip.
+    /// the mover, a removal under huffing), plus `draw_value` per draw: what
+    /// a draw is worth to that side ([`Search::draw_value_for`]).
     fn utility_sum(&self, same_side: bool, draw_value: f32) -> f64 {
         let win_minus_loss = self.wdl_sum[0] - self.wdl_sum[2];
         let signed = if same_side {
@@ -313,6 +318,14 @@ impl Search {
         self.params.forced_extension = on;
     }
 
+    /// Values draws at `contempt` less than the game does for the side the
+    /// search plays for, and as much more for its opponent, from the next
+    /// walk on ([`SearchParams::contempt`]; in `[0, 1]`).
+    pub fn set_contempt(&mut self, contempt: f32) {
+        debug_assert!((0.0..=1.0).contains(&contempt), "contempt {contempt}");
+        self.params.contempt = contempt;
+    }
+
     /// Reads the network's priors at this temperature from the next
     /// expansion on ([`SearchParams::policy_temperature`]; above 0).
     pub fn set_policy_temperature(&mut self, t: f32) {
@@ -361,7 +374,8 @@ impl Search {
                 terminal: None,
                 visits: 0,
                 wdl_sum: [0.0; 3],
-                net_value: 0.0,
+                net_win_minus_loss: 0.0,
+                net_draw: 0.0,
                 in_flight: 0,
             });
             self.tree.moves.extend_from_slice(game.legal_moves());
@@ -746,7 +760,8 @@ impl Search {
         } else {
             [1.0 / 3.0; 3]
         };
-        n.net_value = wdl[0] - wdl[2] + self.params.draw_value * wdl[1];
+        n.net_win_minus_loss = wdl[0] - wdl[2];
+        n.net_draw = wdl[1];
         self.backup(leaf, wdl);
     }
 
@@ -815,7 +830,8 @@ impl Search {
             terminal,
             visits: 0,
             wdl_sum: [0.0; 3],
-            net_value: 0.0,
+            net_win_minus_loss: 0.0,
+            net_draw: 0.0,
             in_flight: 0,
         });
         self.tree.children[e as usize] = idx;
@@ -860,7 +876,7 @@ impl Search {
         // a removal (huffing), the opponent's otherwise.
         let mover = self.tree.nodes[n.parent as usize].position.side_to_move();
         let same_side = n.position.side_to_move() == mover;
-        let sum = n.utility_sum(same_side, self.params.draw_value);
+        let sum = n.utility_sum(same_side, self.draw_value_for(mover));
         if n.in_flight > 0 {
             // Waiting leaves below count as losses for the mover.
             let visits = n.visits + n.in_flight;
@@ -868,6 +884,26 @@ impl Search {
             return Some(((sum / visits as f64) as f32, visits));
         }
         (n.visits > 0).then(|| ((sum / n.visits as f64) as f32, n.visits))
+    }
+
+    /// What a draw is worth to `mover` in the search's choices (a win 1, a
+    /// loss -1): [`SearchParams::draw_value`] for both sides, less
+    /// [`SearchParams::contempt`] for the side the search plays for (the
+    /// root's side to move) and plus it for the other.
+    fn draw_value_for(&self, mover: Color) -> f32 {
+        let contempt = if mover == self.tree.nodes[0].position.side_to_move() {
+            -self.params.contempt
+        } else {
+            self.params.contempt
+        };
+        self.params.draw_value + contempt
+    }
+
+    /// The evaluator's value of `node` for its side to move, draws counted
+    /// as [`Search::draw_value_for`] says.
+    fn net_utility(&self, node: u32) -> f32 {
+        let n = &self.tree.nodes[node as usize];
+        n.net_win_minus_loss + self.draw_value_for(n.position.side_to_move()) * n.net_draw
     }
 
     /// PUCT child choice (or the Gumbel interior rule in Gumbel mode).
@@ -888,7 +924,7 @@ impl Search {
         // drag the unvisited moves down with it, starving a better move the
         // prior undervalued (measured: a proven win at prior 0.01 got no visit
         // in 400 simulations that way; see tests/search.rs).
-        let fpu = n.net_value - self.params.fpu_reduction * visited_prior.sqrt();
+        let fpu = self.net_utility(node) - self.params.fpu_reduction * visited_prior.sqrt();
         let sqrt_n = ((n.visits + n.in_flight).max(1) as f32).sqrt();
         let mut best = r.start;
         let mut best_score = f32::NEG_INFINITY;
@@ -909,7 +945,7 @@ impl Search {
     /// children's prior-weighted Q.  Written into `self.scratch`, per edge.
     fn completed_q(&mut self, node: u32) {
         let r = self.edges(node);
-        let v_hat = self.tree.nodes[node as usize].net_value;
+        let v_hat = self.net_utility(node);
         let (mut sum_n, mut sum_p, mut sum_pq) = (0u64, 0.0f32, 0.0f32);
         for k in r.clone() {
             if let Some((q, n)) = self.edge_q(k) {
@@ -1296,6 +1332,29 @@ mod tests {
                 );
             }
             assert!(forced > 0, "batch {batch}: no forced node was visited");
+        }
+    }
+
+    #[test]
+    fn contempt_is_the_root_sides_and_the_opposite_for_its_opponent() {
+        for (fen, root) in [("B:W21:B1", Color::Black), ("W:W21:B1", Color::White)] {
+            let game = Game::from_position(
+                tammi_rules::parse_fen(tammi_rules::Variant::English, fen).unwrap(),
+            );
+            let params = SearchParams {
+                draw_value: -0.1,
+                contempt: 0.3,
+                ..SearchParams::for_matches()
+            };
+            let mut search = Search::new(&params);
+            let budget = MoveBudget {
+                simulations: 1,
+                explore: false,
+            };
+            search.start(&game, budget);
+            assert_eq!(search.tree.nodes[0].position.side_to_move(), root);
+            assert!((search.draw_value_for(root) - (-0.4)).abs() < 1e-6);
+            assert!((search.draw_value_for(root.opponent()) - 0.2).abs() < 1e-6);
         }
     }
 

@@ -57,6 +57,14 @@ pub struct SearchParams {
     /// (value targets) stay the game's; only move choice and the improved
     /// policy see this.  In `[-1, 1]`.
     pub draw_value: f32,
+    /// How much less than [`SearchParams::draw_value`] a draw is worth to
+    /// the side the search plays for (the root's side to move), and how much
+    /// more to its opponent: above 0 the player avoids draws it could
+    /// take and looks for lines where its opponent cannot hold one, as a
+    /// chess engine's contempt does against a weaker opponent.  Only move
+    /// choice sees it.  0 in self-play, where both sides are the same net.
+    /// In `[0, 1]`.
+    pub contempt: f32,
     /// A node with exactly one legal move (a forced capture, mostly) is
     /// expanded without asking the evaluator, and the walk goes on to its
     /// child: the forced reply is played inside the tree, so the network
@@ -92,6 +100,7 @@ impl Default for SearchParams {
             gumbel_c_visit: 50.0,
             gumbel_c_scale: 0.1,
             draw_value: 0.0,
+            contempt: 0.0,
             forced_extension: false,
             policy_temperature: 1.0,
         }
@@ -170,6 +179,9 @@ impl SearchParams {
         if !(self.draw_value.is_finite() && (-1.0..=1.0).contains(&self.draw_value)) {
             return bad("draw_value", "must be between -1 and 1");
         }
+        if !unit(self.contempt) {
+            return bad("contempt", "must be between 0 and 1");
+        }
         Ok(())
     }
 }
@@ -198,6 +210,13 @@ mod tests {
                 ..SearchParams::default()
             };
             assert_eq!(p.validate().unwrap_err().key, "draw_value");
+        }
+        for bad_contempt in [-0.1, 1.5, f32::NAN] {
+            let p = SearchParams {
+                contempt: bad_contempt,
+                ..SearchParams::for_matches()
+            };
+            assert_eq!(p.validate().unwrap_err().key, "contempt");
         }
     }
 }

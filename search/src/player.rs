@@ -225,6 +225,13 @@ impl MctsPlayer {
         self
     }
 
+    /// Values draws below the game's value for this player and above it
+    /// for its opponent: [`SearchParams::contempt`].
+    pub fn with_contempt(mut self, contempt: f32) -> MctsPlayer {
+        self.search.set_contempt(contempt);
+        self
+    }
+
     /// Runs an alpha-beta proof search of about `nodes` nodes before each
     /// move, and plays a win it proves without searching with MCTS.
     pub fn with_proof_search(mut self, nodes: u64) -> MctsPlayer {
@@ -510,6 +517,7 @@ impl PlayerFactory {
             fpu,
             forced,
             ptemp,
+            contempt,
             ..
         } = &self.spec
         else {
@@ -527,6 +535,9 @@ impl PlayerFactory {
         }
         if let Some(t) = ptemp {
             player = player.with_policy_temperature(t.get());
+        }
+        if let Some(c) = contempt {
+            player = player.with_contempt(c.get());
         }
         if let Some(nodes) = solve {
             player = player.with_proof_search(*nodes);

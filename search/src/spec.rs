@@ -67,6 +67,10 @@ pub enum PlayerSpec {
         /// ([`crate::MATCH_POLICY_TEMPERATURE`]):
         /// [`crate::SearchParams::policy_temperature`].
         ptemp: Option<SearchConstant>,
+        /// How much less a draw is worth to this player than the game says,
+        /// and how much more to its opponent (`contempt=F`, 0 to 1), if not
+        /// 0: [`crate::SearchParams::contempt`].
+        contempt: Option<SearchConstant>,
     },
 }
 
@@ -155,6 +159,14 @@ fn parse_constant(key: &str, v: &str) -> Result<SearchConstant, SpecError> {
                 SearchConstant::MAX
             ))
         })
+}
+
+/// A contempt: a constant as [`parse_constant`] takes, at most 1.
+fn parse_contempt(key: &str, v: &str) -> Result<SearchConstant, SpecError> {
+    parse_constant(key, v)
+        .ok()
+        .filter(|c| c.get() <= 1.0)
+        .ok_or_else(|| SpecError(format!("{key} must be a number from 0 to 1, not '{v}'")))
 }
 
 /// A temperature: a constant as [`parse_constant`] takes, above 0.
@@ -294,7 +306,7 @@ impl FromStr for PlayerSpec {
                 let mut batch = DEFAULT_MCTS_BATCH;
                 let mut backend = DeviceChoice::default();
                 let (mut solve, mut cpuct, mut fpu, mut forced) = (None, None, None, None);
-                let mut ptemp = None;
+                let (mut ptemp, mut contempt) = (None, None);
                 for (k, v) in pairs {
                     if search_key(k, v, &mut movetime, &mut egdb)? {
                         continue;
@@ -308,6 +320,7 @@ impl FromStr for PlayerSpec {
                         "fpu" => fpu = Some(parse_constant(k, v)?),
                         "forced" => forced = Some(parse_switch(k, v)?),
                         "ptemp" => ptemp = Some(parse_temperature(k, v)?),
+                        "contempt" => contempt = Some(parse_contempt(k, v)?),
                         "backend" => {
                             backend = v
                                 .parse()
@@ -316,7 +329,7 @@ impl FromStr for PlayerSpec {
                         _ => {
                             return Err(unknown(
                                 k,
-                                "model, sims, movetime, egdb, batch, backend, solve, cpuct, fpu, forced, ptemp",
+                                "model, sims, movetime, egdb, batch, backend, solve, cpuct, fpu, forced, ptemp, contempt",
                             ));
                         }
                     }
@@ -334,6 +347,7 @@ impl FromStr for PlayerSpec {
                     fpu,
                     forced,
                     ptemp,
+                    contempt,
                 })
             }
             _ => Err(SpecError(format!(
@@ -378,6 +392,7 @@ impl fmt::Display for PlayerSpec {
                 fpu,
                 forced,
                 ptemp,
+                contempt,
             } => (
                 "mcts",
                 vec![
@@ -392,6 +407,7 @@ impl fmt::Display for PlayerSpec {
                     fpu.map(|c| format!("fpu={c}")),
                     forced.map(|on| format!("forced={}", if on { "on" } else { "off" })),
                     ptemp.map(|t| format!("ptemp={t}")),
+                    contempt.map(|c| format!("contempt={c}")),
                 ],
             ),
         };
@@ -463,6 +479,7 @@ mod tests {
             "mcts:sims=8,forced=on",
             "mcts:model=m,movetime=200ms,cpuct=2,forced=off",
             "mcts:model=m,movetime=200ms,ptemp=1.4",
+            "mcts:model=m,movetime=100ms,ptemp=2,contempt=0.3",
             "alphabeta:movetime=1ms",
         ] {
             assert_eq!(s.parse::<PlayerSpec>().unwrap().to_string(), s);
@@ -514,6 +531,10 @@ mod tests {
             "mcts:sims=5,ptemp=nan",
             "mcts:sims=5,ptemp=",
             "alphabeta:depth=2,ptemp=1.2",
+            "mcts:sims=5,contempt=1.5",
+            "mcts:sims=5,contempt=-0.2",
+            "mcts:sims=5,contempt=nan",
+            "alphabeta:depth=2,contempt=0.1",
         ] {
             assert!(bad.parse::<PlayerSpec>().is_err(), "{bad}");
         }

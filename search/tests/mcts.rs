@@ -243,6 +243,34 @@ fn a_draw_value_below_zero_turns_the_search_away_from_a_repetition() {
 }
 
 #[test]
+fn contempt_turns_the_player_away_from_a_draw_it_could_take() {
+    // Every position but the repetition is better for its side to move
+    // ([0.7, 0, 0.3]), so White's other replies are worth about -0.4 to
+    // White: without contempt it repeats; with contempt 0.8 the draw is
+    // worth -0.8 to White (and +0.8 to Black, wherever Black could take
+    // one in the tree) and it plays on.
+    let (g, draw) = one_reply_from_a_repetition();
+    let ev = UniformEvaluator::with_wdl(Variant::English, [0.7, 0.0, 0.3]).unwrap();
+    for root in [RootSelection::Puct, RootSelection::Gumbel] {
+        for (contempt, repeats) in [(0.0, true), (0.8, false)] {
+            let params = SearchParams {
+                contempt,
+                ..cfg(root)
+            };
+            let mut s = Search::new(&params);
+            let d = s.think(&g, &ev, budget(200), None, &mut rng()).unwrap();
+            assert_eq!(
+                d.mv == draw,
+                repeats,
+                "{root:?} contempt {contempt}: {:?} chosen, visits {:?}",
+                d.mv,
+                d.visits
+            );
+        }
+    }
+}
+
+#[test]
 fn policy_targets_are_distributions_over_legal_moves() {
     let ev = UniformEvaluator::new(Variant::English);
     for root in [RootSelection::Puct, RootSelection::Gumbel] {

@@ -124,6 +124,7 @@ pub fn run(args: &Args) -> CliResult {
             fpu: None,
             forced: None,
             ptemp: None,
+            contempt: None,
         },
         (None, Some(p)) => p.clone(),
         (None, None) => "alphabeta:depth=8".parse().expect("valid default spec"),

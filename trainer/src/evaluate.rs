@@ -77,6 +77,7 @@ fn mcts(
         fpu: None,
         forced: None,
         ptemp: None,
+        contempt: None,
     }
 }
 

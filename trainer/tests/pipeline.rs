@@ -76,6 +76,7 @@ fn mcts(model: &Path) -> PlayerSpec {
         fpu: None,
         forced: None,
         ptemp: None,
+        contempt: None,
     }
 }
 
@@ -226,6 +227,7 @@ fn a_tiny_konane_run_learns_to_beat_random_and_the_uniform_player() {
         fpu: None,
         forced: None,
         ptemp: None,
+        contempt: None,
     };
     let source = OpeningSource::Random { plies: 4 };
     let vs_random = score_in(
