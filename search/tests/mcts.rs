@@ -210,6 +210,27 @@ fn threefold_repetition_counts_the_game_history() {
     assert_eq!(d.mv, draw, "visits {:?}", d.visits);
 }
 
+/// Searches `g` with `params` for 200 simulations and checks whether the
+/// chosen move is the repetition `draw`, as `repeats` says.
+fn assert_repeats(
+    g: &Game,
+    draw: Move,
+    ev: &UniformEvaluator,
+    params: &SearchParams,
+    repeats: bool,
+) -> tammi_search::Decision {
+    let mut s = Search::new(params);
+    let d = s.think(g, ev, budget(200), None, &mut rng()).unwrap();
+    assert_eq!(
+        d.mv == draw,
+        repeats,
+        "{params:?}: {:?} chosen, visits {:?}",
+        d.mv,
+        d.visits
+    );
+    d
+}
+
 #[test]
 fn a_draw_value_below_zero_turns_the_search_away_from_a_repetition() {
     // Every position but the repetition is better for its side to move
@@ -223,15 +244,7 @@ fn a_draw_value_below_zero_turns_the_search_away_from_a_repetition() {
                 draw_value,
                 ..cfg(root)
             };
-            let mut s = Search::new(&params);
-            let d = s.think(&g, &ev, budget(200), None, &mut rng()).unwrap();
-            assert_eq!(
-                d.mv == draw,
-                repeats,
-                "{root:?} draw value {draw_value}: {:?} chosen, visits {:?}",
-                d.mv,
-                d.visits
-            );
+            let d = assert_repeats(&g, draw, &ev, &params, repeats);
             // The recorded W/D/L stays the game's: a distribution, with the
             // repetition's visits counted as draws.
             assert!((d.root_wdl.iter().sum::<f32>() - 1.0).abs() < 1e-5);
@@ -257,15 +270,7 @@ fn contempt_turns_the_player_away_from_a_draw_it_could_take() {
                 contempt,
                 ..cfg(root)
             };
-            let mut s = Search::new(&params);
-            let d = s.think(&g, &ev, budget(200), None, &mut rng()).unwrap();
-            assert_eq!(
-                d.mv == draw,
-                repeats,
-                "{root:?} contempt {contempt}: {:?} chosen, visits {:?}",
-                d.mv,
-                d.visits
-            );
+            assert_repeats(&g, draw, &ev, &params, repeats);
         }
     }
 }
