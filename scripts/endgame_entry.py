@@ -16,8 +16,14 @@ import importlib.util
 import os
 import sys
 
-from draughts import Board
-from draughts.PDN import PDNReader
+try:
+    from draughts import Board
+    from draughts.PDN import PDNReader
+except ImportError:
+    print("endgame_entry: pydraughts is not installed (pip install pydraughts; the tests'\n"
+          "virtualenv has it: ~/.cache/tammi-ci-pyvenv/bin/python scripts/endgame_entry.py ...)",
+          file=sys.stderr)
+    sys.exit(2)
 
 here = os.path.dirname(os.path.abspath(__file__))
 spec = importlib.util.spec_from_file_location("pdn_check", os.path.join(here, "pdn_check.py"))
